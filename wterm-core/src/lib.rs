@@ -1,0 +1,28 @@
+//! Terminal semantics for wterm-rs, held once for the page (`wterm-wasm`) and the relay.
+//!
+//! - [`Terminal`] parses program output (vt100 underneath) into a screen with scrollback,
+//!   cursor, [`Modes`], title, working directory (OSC 7) and shell-integration state (OSC 133);
+//!   [`Terminal::feed`] returns [`Effects`] (query replies to send back, title and bell events)
+//!   for the adapter to act on.
+//! - Text extraction: [`Terminal::screen_text`], [`Terminal::tail_text`], and
+//!   [`join_for_search`] for matches across soft wraps.
+//! - [`keys`]: key names and chords to bytes for the program's current modes (legacy, DECCKM,
+//!   xterm modifier parameters, kitty keyboard flags), and paste encoding.
+//! - [`limits`]: every limit, with its unit; [`Error`] for bad input.
+//!
+//! No web or async dependencies: the adapters own I/O.
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod keys;
+pub mod limits;
+pub mod modes;
+mod terminal;
+mod vt;
+
+pub use error::{Error, ErrorKind};
+pub use modes::Modes;
+pub use terminal::{
+    join_for_search, Color, Cursor, Effects, ShellIntegration, ShellState, Size, Style,
+    StyledRun, Terminal, TextRow,
+};

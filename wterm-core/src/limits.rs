@@ -1,0 +1,37 @@
+//! Every limit of the terminal model, with its unit and what happens at it.
+
+/// Rows of history kept above the screen by default, in rows (spec: `scrollback`, default 10000).
+pub const DEFAULT_SCROLLBACK_ROWS: usize = 10_000;
+
+/// Most rows of history a terminal may keep, in rows; larger requests are lowered to this.
+pub const MAX_SCROLLBACK_ROWS: usize = 1_000_000;
+
+/// Smallest width we hand to the parser, in columns; narrower requests are raised to this.
+///
+/// vt100 0.18 panics when a zero-width character (for instance U+FE0F) widens the only cell of a
+/// one-column row, so a one-column screen is never built.
+pub const MIN_COLS: u16 = 2;
+
+/// Smallest height, in rows; smaller requests are raised to this.
+pub const MIN_ROWS: u16 = 1;
+
+/// Largest width, in columns (broker contract: dims 1..1000); larger requests are lowered to this.
+pub const MAX_COLS: u16 = 1000;
+
+/// Largest height, in rows (broker contract: dims 1..1000); larger requests are lowered to this.
+pub const MAX_ROWS: u16 = 1000;
+
+/// Longest window title kept, in bytes of UTF-8; a longer OSC 0/2 title is cut at a character
+/// boundary below this.
+pub const MAX_TITLE_BYTES: usize = 4096;
+
+/// Longest working directory kept from OSC 7, in bytes; a longer report is ignored.
+pub const MAX_CWD_BYTES: usize = 4096;
+
+/// Depth of each screen's kitty keyboard flag stack (kitty spec: "at least 8"; we keep 16).
+/// Pushing onto a full stack drops the oldest entry, as kitty does.
+pub const KITTY_STACK_DEPTH: usize = 16;
+
+/// Most rows `Terminal::tail_text` returns, in rows (WebMCP `lines` 1..10000; broker `lines`
+/// 0..10000); larger requests are lowered to this.
+pub const MAX_TAIL_LINES: usize = 10_000;

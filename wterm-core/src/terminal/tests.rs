@@ -1,0 +1,258 @@
+use super::*;
+
+fn term(rows: u16, cols: u16) -> Terminal {
+    Terminal::new(Size::new(rows, cols), 100)
+}
+
+#[test]
+fn screen_text_trims_rows_and_trailing_blank_rows() {
+    let mut t = term(5, 10);
+    t.feed(b"ab  \r\n\r\ncd");
+    assert_eq!(t.screen_text(), "ab\n\ncd");
+    // The cursor below the last text keeps the rows down to it.
+    t.feed(b"\r\n\r\n");
+    assert_eq!(t.screen_text(), "ab\n\ncd\n\n");
+}
+
+#[test]
+fn chunking_does_not_matter() {
+    let input = "héllo \x1b[31m中文\x1b[0m wörld\r\n\x1b]2;ti\u{e9}tle\x07\x1b[2;1Hxy".as_bytes();
+    let mut whole = term(4, 20);
+    whole.feed(input);
+    for chunk in [1, 2, 3, 7] {
+        let mut t = term(4, 20);
+        for c in input.chunks(chunk) {
+            t.feed(c);
+        }
+        assert_eq!(t.screen_text(), whole.screen_text(), "chunk {chunk}");
+        assert_eq!(t.title(), whole.title());
+        assert_eq!(t.cursor(), whole.cursor());
+    }
+    assert_eq!(whole.screen_text(), "héllo 中文 wörld\nxy");
+    assert_eq!(whole.title(), Some("tiétle"));
+}
+
+#[test]
+fn wide_chars_appear_once_and_combining_marks_stay() {
+    let mut t = term(2, 10);
+    t.feed("中e\u{301}x".as_bytes());
+    assert_eq!(t.screen_text(), "中e\u{301}x");
+    assert_eq!(t.cursor().col, 4);
+}
+
+#[test]
+fn tail_reaches_into_scrollback() {
+    let mut t = term(3, 10);
+    for i in 0..10 {
+        t.feed(format!("line{i}\r\n").as_bytes());
+    }
+    t.feed(b"$ ");
+    assert_eq!(t.scrollback_rows(), 8);
+    assert_eq!(t.screen_text(), "line8\nline9\n$");
+    assert_eq!(t.tail_text(1), "$");
+    assert_eq!(t.tail_text(4), "line7\nline8\nline9\n$");
+    assert_eq!(t.tail_text(100).lines().count(), 11);
+    assert!(t.tail_text(100).starts_with("line0\n"));
+}
+
+#[test]
+fn tail_ends_at_cursor_or_last_text() {
+    let mut t = term(6, 10);
+    t.feed(b"a\r\nb\x1b[1;1H");
+    // Cursor on row 0, text through row 1: the tail ends at row 1.
+    assert_eq!(t.tail_text(1), "b");
+    t.feed(b"\x1b[5;1H");
+    // Cursor on row 4, below the text: the tail ends at the cursor row.
+    assert_eq!(t.tail_text(3), "\n\n");
+    assert_eq!(t.tail_text(5), "a\nb\n\n\n");
+}
+
+#[test]
+fn soft_wraps_join_for_search() {
+    let mut t = term(3, 5);
+    t.feed(b"abcdefgh");
+    let rows = t.screen_rows();
+    assert!(rows[0].wrapped);
+    assert_eq!(join_for_search(&rows[..2]), "abcdefgh");
+    assert_eq!(t.screen_text(), "abcde\nfgh");
+}
+
+#[test]
+fn query_replies() {
+    let mut t = term(24, 80);
+    t.feed(b"\x1b[3;7H");
+    assert_eq!(t.feed(b"\x1b[6n").replies, b"\x1b[3;7R");
+    assert_eq!(t.feed(b"\x1b[5n").replies, b"\x1b[0n");
+    assert_eq!(t.feed(b"\x1b[c").replies, b"\x1b[?62;22c");
+    assert_eq!(t.feed(b"\x1b[0c").replies, b"\x1b[?62;22c");
+    assert_eq!(t.feed(b"\x1b[>c").replies, b"\x1b[>0;10;1c");
+    assert_eq!(t.feed(b"\x1b[?6n").replies, b"\x1b[?3;7R");
+    // Two queries in one chunk answer in order.
+    assert_eq!(t.feed(b"\x1b[6n\x1b[c").replies, b"\x1b[3;7R\x1b[?62;22c");
+    // Split across chunks.
+    assert!(t.feed(b"\x1b[").replies.is_empty());
+    assert_eq!(t.feed(b"6n").replies, b"\x1b[3;7R");
+    assert!(t.feed(b"plain").replies.is_empty());
+}
+
+#[test]
+fn modes_track_the_program() {
+    let mut t = term(24, 80);
+    assert_eq!(t.modes(), Modes::default());
+    t.feed(b"\x1b[?1h\x1b[?2004h\x1b[?25l");
+    let m = t.modes();
+    assert!(m.application_cursor && m.bracketed_paste && m.hide_cursor);
+    assert!(!t.cursor().visible);
+    t.feed(b"\x1b[?1049h");
+    assert!(t.modes().alternate_screen);
+    t.feed(b"\x1b[?1049l\x1b[?1l\x1b[?2004l");
+    let m = t.modes();
+    assert!(!m.alternate_screen && !m.application_cursor && !m.bracketed_paste);
+}
+
+#[test]
+fn kitty_flags_push_pop_set_per_screen() {
+    let mut t = term(24, 80);
+    assert_eq!(t.feed(b"\x1b[?u").replies, b"\x1b[?0u");
+    t.feed(b"\x1b[>1u");
+    assert_eq!(t.modes().kitty_flags, 1);
+    t.feed(b"\x1b[>9u");
+    assert_eq!(t.modes().kitty_flags, 9);
+    assert_eq!(t.feed(b"\x1b[?u").replies, b"\x1b[?9u");
+    t.feed(b"\x1b[=8;3u"); // reset bit 8
+    assert_eq!(t.modes().kitty_flags, 1);
+    t.feed(b"\x1b[=2;2u"); // set bit 2
+    assert_eq!(t.modes().kitty_flags, 3);
+    t.feed(b"\x1b[=4u"); // replace
+    assert_eq!(t.modes().kitty_flags, 4);
+    // The alternate screen has its own stack.
+    t.feed(b"\x1b[?1049h");
+    assert_eq!(t.modes().kitty_flags, 0);
+    t.feed(b"\x1b[>1u");
+    assert_eq!(t.modes().kitty_flags, 1);
+    t.feed(b"\x1b[?1049l");
+    assert_eq!(t.modes().kitty_flags, 4);
+    t.feed(b"\x1b[<u");
+    assert_eq!(t.modes().kitty_flags, 1);
+    t.feed(b"\x1b[<5u");
+    assert_eq!(t.modes().kitty_flags, 0);
+    // Only five flag bits exist.
+    t.feed(b"\x1b[>255u");
+    assert_eq!(t.modes().kitty_flags, 31);
+}
+
+#[test]
+fn osc7_and_133_and_title() {
+    let mut t = term(24, 80);
+    t.feed(b"\x1b]7;file://host/home/me/my%20dir\x07");
+    assert_eq!(t.cwd(), Some("/home/me/my dir"));
+    t.feed(b"\x1b]133;A\x07$ \x1b]133;B\x07");
+    assert_eq!(t.shell_integration().unwrap().state, ShellState::Input);
+    t.feed(b"\x1b]133;C\x07");
+    assert_eq!(t.shell_integration().unwrap().state, ShellState::Running);
+    t.feed(b"\x1b]133;D;2\x07");
+    assert_eq!(t.shell_integration(), Some(ShellIntegration { state: ShellState::Done, exit_code: Some(2) }));
+    let fx = t.feed(b"\x1b]0;a;b\x07");
+    assert!(fx.title_changed);
+    assert_eq!(t.title(), Some("a;b"));
+    t.feed(b"\x1b]2;plain\x1b\\");
+    assert_eq!(t.title(), Some("plain"));
+    assert!(t.feed(b"\x07").bell);
+}
+
+#[test]
+fn styles_reach_the_renderer() {
+    let mut t = term(2, 20);
+    t.feed(b"\x1b[1;31mR\x1b[0;38;5;200mI\x1b[38;2;1;2;3;48;2;4;5;6mT\x1b[0;7;3;4;2mS\x1b[0m ");
+    let mut runs = Vec::new();
+    t.row_runs(0, 0, &mut runs);
+    assert_eq!(runs[0].text, "R");
+    assert_eq!(runs[0].style, Style { fg: Color::Indexed(1), bold: true, ..Style::default() });
+    assert_eq!(runs[1].style.fg, Color::Indexed(200));
+    assert_eq!(runs[2].style.fg, Color::Rgb(1, 2, 3));
+    assert_eq!(runs[2].style.bg, Color::Rgb(4, 5, 6));
+    let s = runs[3].style;
+    assert!(s.inverse && s.italic && s.underline && s.dim && !s.bold);
+    assert_eq!(runs.iter().map(|r| r.cols).sum::<u16>(), 20);
+}
+
+#[test]
+fn wide_runs_count_two_columns() {
+    let mut t = term(1, 6);
+    t.feed("a中b".as_bytes());
+    let mut runs = Vec::new();
+    t.row_runs(0, 0, &mut runs);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].text, "a中b  ");
+    assert_eq!(runs[0].cols, 6);
+}
+
+#[test]
+fn row_runs_view_scrollback() {
+    let mut t = term(2, 10);
+    t.feed(b"one\r\ntwo\r\nthree");
+    let mut runs = Vec::new();
+    t.row_runs(1, 0, &mut runs);
+    assert_eq!(runs[0].text.trim_end(), "one");
+    t.row_runs(0, 0, &mut runs);
+    assert_eq!(runs[0].text.trim_end(), "two");
+}
+
+fn rebuilt(t: &mut Terminal) -> Terminal {
+    let mut fresh = Terminal::new(t.size(), t.scrollback_capacity());
+    fresh.feed(&t.snapshot());
+    fresh
+}
+
+#[test]
+fn snapshot_rebuilds_screen_history_cursor_and_modes() {
+    let mut t = term(4, 12);
+    for i in 0..9 {
+        t.feed(format!("row {i} \x1b[32mgreen\x1b[0m\r\n").as_bytes());
+    }
+    t.feed(b"a long line that wraps\r\n$ ");
+    t.feed(b"\x1b]2;my title\x07\x1b[?1h\x1b[?2004h\x1b[>1u");
+    let mut f = rebuilt(&mut t);
+    assert_eq!(f.screen_text(), t.screen_text());
+    assert_eq!(f.cursor(), t.cursor());
+    assert_eq!(f.modes(), t.modes());
+    assert_eq!(f.title(), Some("my title"));
+    assert_eq!(f.scrollback_rows(), t.scrollback_rows());
+    assert_eq!(f.tail_text(100), t.tail_text(100));
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for r in 0..4 {
+        t.row_runs(0, r, &mut a);
+        f.row_runs(0, r, &mut b);
+        assert_eq!(a, b, "row {r}");
+    }
+}
+
+#[test]
+fn snapshot_with_short_history_and_alternate_screen() {
+    let mut t = term(5, 10);
+    t.feed(b"1\r\n2\r\n3\r\n4\r\n5\r\n6");
+    assert_eq!(t.scrollback_rows(), 1);
+    let mut f = rebuilt(&mut t);
+    assert_eq!(f.tail_text(100), t.tail_text(100));
+    t.feed(b"\x1b[?1049h\x1b[Hfull screen app");
+    let f = rebuilt(&mut t);
+    assert!(f.modes().alternate_screen);
+    assert_eq!(f.screen_text(), "full scree\nn app");
+}
+
+#[test]
+fn one_column_request_is_raised_and_survives_variation_selector() {
+    // vt100 0.18 panics on a one-column screen fed "1" then U+FE0F.
+    let mut t = term(3, 1);
+    assert_eq!(t.size().cols, crate::limits::MIN_COLS);
+    t.feed("1\u{fe0f}".as_bytes());
+    t.resize(Size::new(2, 1));
+    t.feed("1\u{fe0f}1\u{fe0f}中\u{fe0f}".as_bytes());
+}
+
+#[test]
+fn resize_clamps() {
+    let mut t = term(24, 80);
+    t.resize(Size::new(0, 5000));
+    assert_eq!(t.size(), Size::new(1, 1000));
+}
