@@ -1,0 +1,369 @@
+//! The command line, and its resolution with the environment and the state directory's
+//! sidecar files into a [`Config`].
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{self, Write as _};
+use std::net::IpAddr;
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::auth::secret::{Secret, SecretError};
+
+/// Environment variable holding the page token; when set it wins over the sidecar file and is
+/// never written to disk (broker contract, "Secrets and realms").
+pub const PAGE_TOKEN_ENV: &str = "WEB_TERMINAL_TOKEN";
+
+/// Environment variables that hold relay secrets: removed from every child's environment.
+pub const SECRET_ENVS: [&str; 3] =
+    [PAGE_TOKEN_ENV, "WEB_TERMINAL_MCP_TOKEN", "WEB_TERMINAL_MCP_ADMIN_TOKEN"];
+
+/// Name of the page token's sidecar file in the state directory (mode 0600).
+pub const PAGE_TOKEN_FILE: &str = "page_token";
+
+/// `wterm-relay`: serves the page and bridges it to real PTYs.
+#[derive(Debug, Parser)]
+#[command(name = "wterm-relay", version, about, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the page, the websocket and the session routes (the default).
+    Serve(ServeArgs),
+}
+
+impl Cli {
+    /// The `serve` arguments, whether given after `serve` or without a subcommand.
+    pub fn into_serve_args(self) -> ServeArgs {
+        match self.command {
+            Some(Command::Serve(args)) => args,
+            None => self.serve,
+        }
+    }
+}
+
+/// Options of `wterm-relay serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub listen: IpAddr,
+    /// TCP port; 0 picks a free one (the printed URL says which).
+    #[arg(long, default_value_t = 7681)]
+    pub port: u16,
+    /// Directory for the relay's state (the page token's sidecar file); created with mode 0700.
+    /// Default: $XDG_STATE_HOME/wterm-relay, else ~/.local/state/wterm-relay.
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Directory holding the page (index.html and its assets).
+    #[arg(long, value_name = "DIR")]
+    pub www_dir: Option<PathBuf>,
+    /// Directory holding the built wasm package, served at /pkg/.
+    #[arg(long, value_name = "DIR")]
+    pub pkg_dir: Option<PathBuf>,
+    /// An extra origin allowed to open /ws, such as http://devbox:7681 (repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// The program each new session runs. Default: $SHELL, else /bin/bash.
+    #[arg(long, value_name = "PATH")]
+    pub shell: Option<String>,
+}
+
+/// Where a page token came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenSource {
+    /// [`PAGE_TOKEN_ENV`].
+    Env,
+    /// The sidecar file, as found.
+    File,
+    /// Minted on this start and written to the sidecar file.
+    Minted,
+}
+
+/// Everything the relay runs with, resolved.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address to bind.
+    pub listen: IpAddr,
+    /// Port to bind; 0 = any free port.
+    pub port: u16,
+    /// The state directory.
+    pub state_dir: PathBuf,
+    /// The page's directory.
+    pub www_dir: PathBuf,
+    /// The wasm package's directory, served at `/pkg/`.
+    pub pkg_dir: PathBuf,
+    /// Extra origins allowed on `/ws`, normalized (`scheme://host[:port]`, no trailing slash).
+    pub allow_origins: Vec<String>,
+    /// The program each session runs.
+    pub shell: String,
+    /// The page token.
+    pub page_token: Secret,
+    /// Where [`Config::page_token`] came from.
+    pub token_source: TokenSource,
+}
+
+/// Why the configuration could not be resolved; says what was wrong and what is accepted.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// No `--state-dir`, no `$XDG_STATE_HOME` and no `$HOME`.
+    NoStateDir,
+    /// An `--allow-origin` value that is not `http(s)://host[:port]`.
+    BadOrigin {
+        /// The value as given.
+        origin: String,
+    },
+    /// [`PAGE_TOKEN_ENV`] or the sidecar holds an unusable token.
+    BadToken {
+        /// Where it came from: the variable's name or the file's path.
+        source: String,
+        /// What is wrong with it.
+        error: SecretError,
+    },
+    /// The OS random source failed while minting a token.
+    Random(getrandom::Error),
+    /// Reading or writing the state directory failed.
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The error.
+        error: io::Error,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::NoStateDir => {
+                f.write_str("no state directory: pass --state-dir, or set XDG_STATE_HOME or HOME")
+            }
+            ConfigError::BadOrigin { origin } => write!(
+                f,
+                "bad --allow-origin {origin:?}; accepted: http://host[:port] or https://host[:port]"
+            ),
+            ConfigError::BadToken { source, error } => write!(f, "bad page token in {source}: {error}"),
+            ConfigError::Random(e) => write!(f, "cannot mint a page token: {e}"),
+            ConfigError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Resolves `args` against the process environment: directories, origins, the shell and the
+    /// page token (environment, else sidecar, else minted and saved).
+    pub fn resolve(args: ServeArgs) -> Result<Self, ConfigError> {
+        Self::resolve_with(args, |k| std::env::var_os(k))
+    }
+
+    /// [`Config::resolve`] with the environment given as a lookup function (for tests).
+    pub fn resolve_with(
+        args: ServeArgs,
+        env: impl Fn(&str) -> Option<OsString>,
+    ) -> Result<Self, ConfigError> {
+        let state_dir = match args.state_dir {
+            Some(dir) => dir,
+            None => default_state_dir(&env).ok_or(ConfigError::NoStateDir)?,
+        };
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let www_dir = args.www_dir.unwrap_or_else(|| workspace.join("www"));
+        let pkg_dir = args.pkg_dir.unwrap_or_else(|| workspace.join("wterm-wasm").join("pkg"));
+        let allow_origins = args
+            .allow_origins
+            .iter()
+            .map(|o| normalize_origin(o).ok_or_else(|| ConfigError::BadOrigin { origin: o.clone() }))
+            .collect::<Result<Vec<_>, _>>()?;
+        let shell = args
+            .shell
+            .or_else(|| env("SHELL").and_then(|s| s.into_string().ok()).filter(|s| !s.is_empty()))
+            .unwrap_or_else(|| "/bin/bash".to_owned());
+        let (page_token, token_source) = match env(PAGE_TOKEN_ENV) {
+            Some(v) => {
+                let v = v.to_string_lossy();
+                let token = Secret::new(v.trim()).map_err(|error| ConfigError::BadToken {
+                    source: PAGE_TOKEN_ENV.to_owned(),
+                    error,
+                })?;
+                (token, TokenSource::Env)
+            }
+            None => load_or_mint_token(&state_dir)?,
+        };
+        Ok(Config {
+            listen: args.listen,
+            port: args.port,
+            state_dir,
+            www_dir,
+            pkg_dir,
+            allow_origins,
+            shell,
+            page_token,
+            token_source,
+        })
+    }
+}
+
+fn default_state_dir(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let absolute = |v: OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    if let Some(xdg) = env("XDG_STATE_HOME").and_then(absolute) {
+        return Some(xdg.join("wterm-relay"));
+    }
+    let home = env("HOME").and_then(absolute)?;
+    Some(home.join(".local").join("state").join("wterm-relay"))
+}
+
+/// `http(s)://host[:port]`, lowercased, without a trailing slash; `None` when it is not one.
+pub fn normalize_origin(origin: &str) -> Option<String> {
+    let o = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+    let rest = o.strip_prefix("http://").or_else(|| o.strip_prefix("https://"))?;
+    let valid = !rest.is_empty()
+        && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
+    valid.then_some(o)
+}
+
+/// Reads the page token from `dir/page_token`, or mints one and writes it there (directory
+/// created with mode 0700, file written atomically with mode 0600).
+fn load_or_mint_token(dir: &Path) -> Result<(Secret, TokenSource), ConfigError> {
+    let path = dir.join(PAGE_TOKEN_FILE);
+    let io_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |error| ConfigError::Io { path, error }
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) if !text.trim().is_empty() => {
+            let token = Secret::new(text.trim()).map_err(|error| ConfigError::BadToken {
+                source: path.display().to_string(),
+                error,
+            })?;
+            if let Ok(meta) = std::fs::metadata(&path) {
+                if meta.permissions().mode() & 0o077 != 0 {
+                    tracing::warn!(path = %path.display(), "page token file is readable by others; chmod 600 it");
+                }
+            }
+            return Ok((token, TokenSource::File));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(&path)(e)),
+    }
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_err(dir))?;
+    let token = Secret::mint().map_err(ConfigError::Random)?;
+    write_private_atomic(&path, token.expose().as_bytes()).map_err(io_err(&path))?;
+    Ok((token, TokenSource::Minted))
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory (mode 0600, synced)
+/// and a rename, so a reader sees the old file or the whole new one.
+pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp.{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        // The mode above only applies to a file this call created.
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(state: &Path) -> ServeArgs {
+        ServeArgs {
+            listen: [127, 0, 0, 1].into(),
+            port: 0,
+            state_dir: Some(state.to_path_buf()),
+            www_dir: None,
+            pkg_dir: None,
+            allow_origins: vec![],
+            shell: None,
+        }
+    }
+
+    #[test]
+    fn env_token_wins_and_touches_no_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let env = |k: &str| (k == PAGE_TOKEN_ENV).then(|| OsString::from("from-env"));
+        let c = Config::resolve_with(args(&state), env).unwrap();
+        assert!(c.page_token.matches(b"from-env"));
+        assert_eq!(c.token_source, TokenSource::Env);
+        assert!(!state.exists());
+    }
+
+    #[test]
+    fn token_is_minted_once_then_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("a/b");
+        let first = Config::resolve_with(args(&state), |_| None).unwrap();
+        assert_eq!(first.token_source, TokenSource::Minted);
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&state), 0o700);
+        assert_eq!(mode(&state.join(PAGE_TOKEN_FILE)), 0o600);
+        let second = Config::resolve_with(args(&state), |_| None).unwrap();
+        assert_eq!(second.token_source, TokenSource::File);
+        assert!(second.page_token.matches(first.page_token.expose().as_bytes()));
+    }
+
+    #[test]
+    fn bad_env_token_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = |k: &str| (k == PAGE_TOKEN_ENV).then(|| OsString::from("a b"));
+        let err = Config::resolve_with(args(dir.path()), env).unwrap_err();
+        assert!(matches!(err, ConfigError::BadToken { .. }));
+        assert!(!err.to_string().contains("a b"), "the error must not echo the secret");
+    }
+
+    #[test]
+    fn state_dir_defaults() {
+        let env = |k: &str| match k {
+            "HOME" => Some(OsString::from("/home/u")),
+            _ => None,
+        };
+        assert_eq!(default_state_dir(&env), Some(PathBuf::from("/home/u/.local/state/wterm-relay")));
+        let env = |k: &str| match k {
+            "HOME" => Some(OsString::from("/home/u")),
+            "XDG_STATE_HOME" => Some(OsString::from("/xdg")),
+            _ => None,
+        };
+        assert_eq!(default_state_dir(&env), Some(PathBuf::from("/xdg/wterm-relay")));
+        assert_eq!(default_state_dir(&|_: &str| None), None);
+    }
+
+    #[test]
+    fn origins_are_normalized() {
+        assert_eq!(normalize_origin("http://Dev:7681/").as_deref(), Some("http://dev:7681"));
+        assert_eq!(normalize_origin("https://[::1]:1").as_deref(), Some("https://[::1]:1"));
+        assert_eq!(normalize_origin("ftp://x"), None);
+        assert_eq!(normalize_origin("http://"), None);
+        assert_eq!(normalize_origin("http://a/b"), None);
+    }
+
+    #[test]
+    fn cli_accepts_both_spellings() {
+        let a = Cli::parse_from(["wterm-relay", "--port", "0", "--allow-origin", "http://x"]);
+        assert_eq!(a.into_serve_args().port, 0);
+        let b = Cli::parse_from(["wterm-relay", "serve", "--port", "9"]);
+        assert_eq!(b.into_serve_args().port, 9);
+        assert_eq!(Cli::parse_from(["wterm-relay"]).into_serve_args().port, 7681);
+    }
+}

@@ -1,0 +1,125 @@
+//! One PTY and its child, on portable-pty; blocking I/O runs on dedicated threads, never on the
+//! async runtime.
+//!
+//! - the reader thread reads up to [`PTY_READ_CHUNK_BYTES`] at a time into a bounded channel
+//!   ([`PTY_OUTPUT_QUEUE_CHUNKS`]); a full channel blocks it, which blocks the program: that is
+//!   the output backpressure;
+//! - the writer thread writes input messages in order as they arrive, so input never waits
+//!   behind output;
+//! - the waiter thread reaps the child and reports its exit code.
+
+use std::io::{self, Read, Write};
+use std::thread;
+
+use bytes::Bytes;
+use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, PtySize};
+use tokio::sync::{mpsc, oneshot};
+use wterm_core::Size;
+
+use crate::config::SECRET_ENVS;
+use crate::limits::{PTY_INPUT_QUEUE_MESSAGES, PTY_OUTPUT_QUEUE_CHUNKS, PTY_READ_CHUNK_BYTES};
+
+/// A running child on a PTY, split into the parts its session task owns.
+pub struct Pty {
+    /// The master side: resize it with [`resize`].
+    pub master: Box<dyn MasterPty + Send>,
+    /// Sends SIGHUP to the child; see [`hard_kill`] for the escalation.
+    pub killer: Box<dyn ChildKiller + Send + Sync>,
+    /// The child's process id.
+    pub pid: Option<u32>,
+    /// PTY output, in order, chunks of at most [`PTY_READ_CHUNK_BYTES`]; closed at EOF.
+    pub output: mpsc::Receiver<Bytes>,
+    /// Input to the program, written in order by the writer thread.
+    pub input: mpsc::Sender<Bytes>,
+    /// The child's exit code once it has been reaped (1 when it died of a signal).
+    pub exited: oneshot::Receiver<i32>,
+}
+
+fn pty_size(size: Size) -> PtySize {
+    PtySize { rows: size.rows, cols: size.cols, pixel_width: 0, pixel_height: 0 }
+}
+
+/// Starts `program` on a new PTY of `size` with `TERM=xterm-256color` and `COLORTERM=truecolor`,
+/// without the relay's secrets in its environment, and starts its reader, writer and waiter
+/// threads.
+pub fn spawn(program: &str, size: Size) -> io::Result<Pty> {
+    let pair = native_pty_system().openpty(pty_size(size)).map_err(io::Error::other)?;
+    let mut cmd = CommandBuilder::new(program);
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("COLORTERM", "truecolor");
+    for name in SECRET_ENVS {
+        cmd.env_remove(name);
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        cmd.cwd(cwd);
+    }
+    let mut child = pair.slave.spawn_command(cmd).map_err(io::Error::other)?;
+    // The child holds its own copy; ours must go, or the master never sees EOF.
+    drop(pair.slave);
+    let pid = child.process_id();
+    let killer = child.clone_killer();
+    let reader = pair.master.try_clone_reader().map_err(io::Error::other)?;
+    let writer = pair.master.take_writer().map_err(io::Error::other)?;
+
+    let (out_tx, output) = mpsc::channel(PTY_OUTPUT_QUEUE_CHUNKS);
+    let (input, in_rx) = mpsc::channel(PTY_INPUT_QUEUE_MESSAGES);
+    let (exit_tx, exited) = oneshot::channel();
+    let name = |what: &str| format!("pty-{what}-{}", pid.unwrap_or(0));
+    thread::Builder::new().name(name("read")).spawn(move || read_loop(reader, out_tx))?;
+    thread::Builder::new().name(name("write")).spawn(move || write_loop(writer, in_rx))?;
+    thread::Builder::new().name(name("wait")).spawn(move || {
+        let code = match child.wait() {
+            Ok(status) => i32::try_from(status.exit_code()).unwrap_or(i32::MAX),
+            Err(e) => {
+                tracing::warn!(error = %e, "waiting for the child failed");
+                -1
+            }
+        };
+        let _ = exit_tx.send(code);
+    })?;
+    Ok(Pty { master: pair.master, killer, pid, output, input, exited })
+}
+
+fn read_loop(mut reader: Box<dyn Read + Send>, tx: mpsc::Sender<Bytes>) {
+    let mut buf = vec![0u8; PTY_READ_CHUNK_BYTES];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                if tx.blocking_send(Bytes::copy_from_slice(&buf[..n])).is_err() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // EIO: every slave descriptor is closed (Linux reports the hang-up this way).
+            Err(_) => break,
+        }
+    }
+}
+
+fn write_loop(mut writer: Box<dyn Write + Send>, mut rx: mpsc::Receiver<Bytes>) {
+    while let Some(bytes) = rx.blocking_recv() {
+        if let Err(e) = writer.write_all(&bytes).and_then(|()| writer.flush()) {
+            tracing::debug!(error = %e, "PTY write failed; dropping further input");
+            break;
+        }
+    }
+}
+
+/// Resizes the PTY (the kernel sends SIGWINCH to the foreground process group).
+pub fn resize(master: &dyn MasterPty, size: Size) {
+    if let Err(e) = master.resize(pty_size(size)) {
+        tracing::warn!(error = %e, "PTY resize failed");
+    }
+}
+
+/// SIGKILL to the child and to its process group (it is a session leader, so the group id is
+/// its pid): the escalation after SIGHUP went unheeded.
+pub fn hard_kill(pid: u32) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
+    // SAFETY: kill(2) has no memory-safety preconditions; a stale pid only fails with ESRCH.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+        libc::kill(pid, libc::SIGKILL);
+    }
+}

@@ -1,0 +1,96 @@
+// A person in the browser works in a real bash through the relay's page.
+import { test, expect } from "@playwright/test";
+import { readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { startRelay, screenText, waitForPrompt, type Relay } from "./relay";
+
+let relay: Relay;
+test.beforeAll(async () => { relay = await startRelay(); });
+test.afterAll(async () => { await relay?.stop(); });
+
+test("typed command runs in bash, and a reload re-attaches to the same shell", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  // The token left the address bar; the session is in the URL.
+  await expect.poll(() => page.url()).toMatch(/\?session=\d+$/);
+  expect(page.url()).not.toContain("token");
+
+  await page.keyboard.type("echo hello-$((6*7))");
+  await page.keyboard.press("Enter");
+  await expect.poll(() => screenText(page)).toContain("\nhello-42");
+
+  await page.reload();
+  await expect.poll(() => screenText(page)).toContain("\nhello-42");
+  await expect.poll(() => screenText(page)).toContain("echo hello-$((6*7))");
+  // Still the same live shell: it keeps working after the reload.
+  await waitForPrompt(page);
+  await page.keyboard.type("echo again-$((1+1))\n");
+  await expect.poll(() => screenText(page)).toContain("\nagain-2");
+});
+
+test("vim edits a file on disk", async ({ page }) => {
+  const file = join(relay.home, "note.txt");
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type(`vim -u NONE -N ${file}\n`);
+  await expect.poll(() => screenText(page)).toContain("note.txt");
+  await page.keyboard.type("ihello from vim");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("second line");
+  await page.keyboard.press("Escape");
+  await page.keyboard.type(":wq\n");
+  await waitForPrompt(page);
+  await expect.poll(() => existsSync(file) && readFileSync(file, "utf8")).toBe("hello from vim\nsecond line\n");
+});
+
+test("colored output has the right computed colors", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type(String.raw`printf '\e[31mRED\e[0m \e[1;38;2;10;200;30mTRUE\e[0m \e[48;5;21mBLUEBG\e[0m\n'`);
+  await page.keyboard.press("Enter");
+  await expect.poll(() => screenText(page)).toContain("RED TRUE BLUEBG");
+  const styleOf = (text: string) =>
+    page.evaluate((t) => {
+      const span = Array.from(document.querySelectorAll(".wterm-row span")).find((s) => s.textContent === t);
+      if (!span) return null;
+      const cs = getComputedStyle(span);
+      return { color: cs.color, background: cs.backgroundColor, weight: cs.fontWeight };
+    }, text);
+  const red = await styleOf("RED");
+  expect(red).not.toBeNull();
+  const [r, g, b] = red!.color.match(/\d+/g)!.map(Number);
+  expect(r).toBeGreaterThan(150);
+  expect(g).toBeLessThan(90);
+  expect(b).toBeLessThan(90);
+  const truecolor = await styleOf("TRUE");
+  expect(truecolor!.color).toBe("rgb(10, 200, 30)");
+  expect(Number(truecolor!.weight)).toBeGreaterThanOrEqual(600);
+  // 256-color index 21 is the cube's pure blue (0, 0, 255).
+  expect((await styleOf("BLUEBG"))!.background).toBe("rgb(0, 0, 255)");
+});
+
+test("a yes flood stops promptly on Ctrl+C", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type("yes\n");
+  await expect.poll(async () => (await screenText(page)).split("\n").filter((l) => l === "y").length, { timeout: 10_000 })
+    .toBeGreaterThan(10);
+  const t0 = Date.now();
+  await page.keyboard.press("Control+c");
+  await waitForPrompt(page, 10_000);
+  const ms = Date.now() - t0;
+  console.log(`yes flood: prompt back ${ms} ms after Ctrl+C (browser round trip included)`);
+  // The 200 ms target is measured by the benchmark; here only a generous bound.
+  expect(ms).toBeLessThan(3000);
+  // And the flood really stopped: the screen stays put.
+  const a = await screenText(page);
+  await page.waitForTimeout(300);
+  expect(await screenText(page)).toBe(a);
+});
+
+test("a wrong token and an unknown session are shown plainly", async ({ page, context }) => {
+  await page.goto(`${relay.url}/#token=wrong-token`);
+  await expect(page.locator("#status")).toContainText("refused the page token");
+  await page.goto(`${relay.url}/?session=999999#token=${relay.token}`);
+  await expect(page.locator("#status")).toContainText("does not exist");
+});

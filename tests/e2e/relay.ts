@@ -1,0 +1,89 @@
+// Starts the real wterm-relay binary for a test: a fresh state directory, a known page token,
+// bash with a plain prompt, and a port chosen by the OS.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Page } from "@playwright/test";
+
+export const RELAY_BIN = resolve(process.env.WTERM_RELAY_BIN ?? "target/release/wterm-relay");
+
+export interface Relay {
+  url: string; // http://127.0.0.1:PORT
+  token: string;
+  home: string; // the shell's HOME, a temp dir
+  pageUrl: (query?: string) => string; // page URL with the token in the fragment
+  stop: () => Promise<void>;
+  log: () => string;
+}
+
+export async function startRelay(extraArgs: string[] = []): Promise<Relay> {
+  const home = mkdtempSync(join(tmpdir(), "wterm-e2e-"));
+  const token = "e2e-" + Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
+  writeFileSync(join(home, ".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n");
+  const child: ChildProcess = spawn(
+    RELAY_BIN,
+    ["serve", "--port", "0", "--state-dir", join(home, "state"), ...extraArgs],
+    {
+      env: {
+        ...process.env,
+        HOME: home,
+        SHELL: "/bin/bash",
+        WEB_TERMINAL_TOKEN: token,
+        RUST_LOG: process.env.RUST_LOG ?? "warn",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  child.stderr!.on("data", (d) => (out += d.toString()));
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error("relay did not print its URL in 15 s:\n" + out)), 15_000);
+    child.stdout!.on("data", (d) => {
+      out += d.toString();
+      const m = out.match(/listening on (http:\/\/[^/\s]+)\//);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]);
+      }
+    });
+    child.on("exit", (code) => rej(new Error(`relay exited with ${code}:\n${out}`)));
+  });
+  return {
+    url,
+    token,
+    home,
+    pageUrl: (query = "") => `${url}/${query}#token=${token}`,
+    log: () => out,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The terminal's visible text as a person sees it: one line per row, trailing spaces trimmed. */
+export async function screenText(page: Page): Promise<string> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll(".wterm-row"))
+      .map((r) => (r.textContent ?? "").replace(/\s+$/u, ""))
+      .join("\n"),
+  );
+}
+
+/** Resolves once the shell prompt is the last non-empty line. */
+export async function waitForPrompt(page: Page, timeout = 15_000): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const rows = Array.from(document.querySelectorAll(".wterm-row")).map((r) => (r.textContent ?? "").trimEnd());
+      const filled = rows.filter((r) => r.length > 0);
+      return filled.length > 0 && filled[filled.length - 1] === "$";
+    },
+    undefined,
+    { timeout, polling: 50 },
+  );
+}

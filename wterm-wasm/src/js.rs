@@ -1,0 +1,261 @@
+//! Conversions at the JS boundary: the constructor's options, argument checks that become
+//! `JsError`s naming the argument and the accepted values, and calls into page callbacks.
+
+use js_sys::{Function, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wterm_core::limits::{MAX_COLS, MAX_ROWS, MAX_SCROLLBACK_ROWS, MIN_COLS, MIN_ROWS};
+
+/// Longest excerpt of a bad string argument quoted back in an error, in characters.
+const ERROR_EXCERPT_CHARS: usize = 40;
+
+/// WebMCP settings from the `webmcp` option (spec `webmcp-tools.md`, "Enabling WebMCP").
+/// Stored now; the WebMCP module registers the tools from them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct WebMcpConfig {
+    /// Requested tool-facing name; `None` means the default (`"terminal"`).
+    pub(crate) name: Option<String>,
+    /// Returned by `list_terminals` when set.
+    pub(crate) description: Option<String>,
+    /// Agents may read but not type or press keys.
+    pub(crate) read_only: bool,
+}
+
+/// The page callbacks. Each is called only while no borrow of the terminal is held, so a
+/// callback may call back into the `WTerm` (see [`Outbox`]).
+#[derive(Default)]
+pub(crate) struct Callbacks {
+    /// `onData(data: string)`: bytes for the program.
+    pub(crate) on_data: Option<Function>,
+    /// `onResize({cols, rows})`.
+    pub(crate) on_resize: Option<Function>,
+    /// `onTitle(title: string)`.
+    pub(crate) on_title: Option<Function>,
+}
+
+/// The parsed constructor options (`WTermOptions` in the TypeScript declarations).
+#[derive(Default)]
+pub(crate) struct Options {
+    /// Initial width in columns; `None` means fit the element.
+    pub(crate) cols: Option<u16>,
+    /// Initial height in rows; `None` means fit the element.
+    pub(crate) rows: Option<u16>,
+    /// Rows of history; `None` means the default (10000).
+    pub(crate) scrollback: Option<usize>,
+    /// `None` when WebMCP is off (the default).
+    pub(crate) webmcp: Option<WebMcpConfig>,
+    /// The callbacks.
+    pub(crate) callbacks: Callbacks,
+}
+
+/// A short description of a JS value for error messages: numbers and booleans as written,
+/// strings quoted and cut to [`ERROR_EXCERPT_CHARS`], anything else by its kind.
+pub(crate) fn describe(v: &JsValue) -> String {
+    if v.is_undefined() {
+        "undefined".into()
+    } else if v.is_null() {
+        "null".into()
+    } else if let Some(n) = v.as_f64() {
+        format!("{n}")
+    } else if let Some(b) = v.as_bool() {
+        format!("{b}")
+    } else if let Some(s) = v.as_string() {
+        let cut: String = s.chars().take(ERROR_EXCERPT_CHARS).collect();
+        if cut.len() < s.len() {
+            format!("{cut:?}…")
+        } else {
+            format!("{cut:?}")
+        }
+    } else if v.is_function() {
+        "a function".into()
+    } else if js_sys::Array::is_array(v) {
+        "an array".into()
+    } else {
+        "an object".into()
+    }
+}
+
+fn absent(v: &JsValue) -> bool {
+    v.is_undefined() || v.is_null()
+}
+
+/// An integer argument in `min..=max`; `undefined`/`null` give `None`.
+///
+/// Errors: `"{name} must be an integer {min}..{max}; got {value}"`.
+pub(crate) fn opt_int(v: &JsValue, name: &str, min: u32, max: u32) -> Result<Option<u32>, JsError> {
+    if absent(v) {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n.fract() == 0.0 && n >= f64::from(min) && n <= f64::from(max) => {
+            Ok(Some(n as u32))
+        }
+        _ => Err(JsError::new(&format!(
+            "{name} must be an integer {min}..{max}; got {}",
+            describe(v)
+        ))),
+    }
+}
+
+/// Checks a `cols` argument: an integer [`MIN_COLS`]..=[`MAX_COLS`].
+pub(crate) fn cols_arg(v: &JsValue) -> Result<Option<u16>, JsError> {
+    Ok(opt_int(v, "cols", MIN_COLS.into(), MAX_COLS.into())?.map(|n| n as u16))
+}
+
+/// Checks a `rows` argument: an integer [`MIN_ROWS`]..=[`MAX_ROWS`].
+pub(crate) fn rows_arg(v: &JsValue) -> Result<Option<u16>, JsError> {
+    Ok(opt_int(v, "rows", MIN_ROWS.into(), MAX_ROWS.into())?.map(|n| n as u16))
+}
+
+fn opt_function(v: &JsValue, name: &str) -> Result<Option<Function>, JsError> {
+    if absent(v) {
+        return Ok(None);
+    }
+    v.dyn_ref::<Function>().cloned().map(Some).ok_or_else(|| {
+        JsError::new(&format!("{name} must be a function; got {}", describe(v)))
+    })
+}
+
+fn opt_string(v: &JsValue, name: &str, non_empty: bool) -> Result<Option<String>, JsError> {
+    if absent(v) {
+        return Ok(None);
+    }
+    match v.as_string() {
+        Some(s) if !(non_empty && s.is_empty()) => Ok(Some(s)),
+        _ => {
+            let what = if non_empty { "a non-empty string" } else { "a string" };
+            Err(JsError::new(&format!("{name} must be {what}; got {}", describe(v))))
+        }
+    }
+}
+
+fn opt_bool(v: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
+    if absent(v) {
+        return Ok(None);
+    }
+    v.as_bool()
+        .map(Some)
+        .ok_or_else(|| JsError::new(&format!("{name} must be a boolean; got {}", describe(v))))
+}
+
+/// Reads `obj[key]`; a throwing getter becomes an error naming the property.
+fn prop(obj: &JsValue, key: &str, name: &str) -> Result<JsValue, JsError> {
+    Reflect::get(obj, &JsValue::from_str(key))
+        .map_err(|_| JsError::new(&format!("{name} could not be read")))
+}
+
+fn is_plain_object(v: &JsValue) -> bool {
+    v.is_object() && !v.is_function() && !js_sys::Array::is_array(v)
+}
+
+/// Parses the `webmcp` option: `true`/`false` or `{name?, description?, readOnly?}`.
+pub(crate) fn webmcp_arg(v: &JsValue, name: &str) -> Result<Option<WebMcpConfig>, JsError> {
+    if absent(v) {
+        return Ok(None);
+    }
+    if let Some(on) = v.as_bool() {
+        return Ok(on.then(WebMcpConfig::default));
+    }
+    if !is_plain_object(v) {
+        return Err(JsError::new(&format!(
+            "{name} must be a boolean or an object {{name?, description?, readOnly?}}; got {}",
+            describe(v)
+        )));
+    }
+    Ok(Some(WebMcpConfig {
+        name: opt_string(&prop(v, "name", name)?, &format!("{name}.name"), true)?,
+        description: opt_string(
+            &prop(v, "description", name)?,
+            &format!("{name}.description"),
+            false,
+        )?,
+        read_only: opt_bool(&prop(v, "readOnly", name)?, &format!("{name}.readOnly"))?
+            .unwrap_or(false),
+    }))
+}
+
+/// Parses the constructor's `options` argument (`undefined`, `null` or an object; unknown
+/// properties are ignored).
+pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
+    if absent(v) {
+        return Ok(Options::default());
+    }
+    if !is_plain_object(v) {
+        return Err(JsError::new(&format!(
+            "options must be an object {{cols?, rows?, scrollback?, webmcp?, onData?, onResize?, \
+             onTitle?}}; got {}",
+            describe(v)
+        )));
+    }
+    let get = |key: &str| prop(v, key, key);
+    Ok(Options {
+        cols: cols_arg(&get("cols")?)?,
+        rows: rows_arg(&get("rows")?)?,
+        scrollback: opt_int(&get("scrollback")?, "scrollback", 0, MAX_SCROLLBACK_ROWS as u32)?
+            .map(|n| n as usize),
+        webmcp: webmcp_arg(&get("webmcp")?, "webmcp")?,
+        callbacks: Callbacks {
+            on_data: opt_function(&get("onData")?, "onData")?,
+            on_resize: opt_function(&get("onResize")?, "onResize")?,
+            on_title: opt_function(&get("onTitle")?, "onTitle")?,
+        },
+    })
+}
+
+/// The bytes of a `write` argument: a string (sent as UTF-8) or a `Uint8Array`.
+pub(crate) fn data_arg(v: &JsValue) -> Result<Vec<u8>, JsError> {
+    if let Some(s) = v.as_string() {
+        return Ok(s.into_bytes());
+    }
+    if let Some(a) = v.dyn_ref::<Uint8Array>() {
+        return Ok(a.to_vec());
+    }
+    Err(JsError::new(&format!("data must be a string or a Uint8Array; got {}", describe(v))))
+}
+
+/// The `{cols, rows}` object passed to `onResize`.
+pub(crate) fn size_object(cols: u16, rows: u16) -> JsValue {
+    #[derive(serde::Serialize)]
+    struct SizeEvent {
+        cols: u16,
+        rows: u16,
+    }
+    serde_wasm_bindgen::to_value(&SizeEvent { cols, rows }).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// Page callbacks to call once the terminal is no longer borrowed, so that a callback may call
+/// back into the `WTerm` (for example `onData` writing the echo of what it got).
+#[derive(Default)]
+#[must_use = "an Outbox does nothing until delivered"]
+pub(crate) struct Outbox(Vec<(Function, JsValue)>);
+
+impl Outbox {
+    /// Queues `f(arg)`.
+    pub(crate) fn push(&mut self, f: &Function, arg: JsValue) {
+        self.0.push((f.clone(), arg));
+    }
+
+    /// Calls the queued callbacks in order. A callback that throws is reported with
+    /// `console.error` and does not stop the others: the exception belongs to the page, and the
+    /// terminal must keep working.
+    pub(crate) fn deliver(self) {
+        for (f, arg) in self.0 {
+            if let Err(e) = f.call1(&JsValue::UNDEFINED, &arg) {
+                web_sys::console::error_2(&JsValue::from_str("wterm: a callback threw:"), &e);
+            }
+        }
+    }
+}
+
+/// Text for `onData`: the bytes as UTF-8, invalid sequences replaced with U+FFFD. Everything
+/// the terminal sends is UTF-8 text or ASCII control sequences.
+pub(crate) fn bytes_to_string(bytes: &[u8]) -> JsValue {
+    JsValue::from_str(&String::from_utf8_lossy(bytes))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `Element.scrollTop` as a float (web-sys's stable binding truncates it to an integer).
+    #[wasm_bindgen(method, getter = scrollTop)]
+    pub(crate) fn scroll_top_f64(this: &web_sys::Element) -> f64;
+}
