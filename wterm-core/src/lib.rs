@@ -23,6 +23,6 @@ mod vt;
 pub use error::{Error, ErrorKind};
 pub use modes::Modes;
 pub use terminal::{
-    join_for_search, Color, Cursor, Effects, ShellIntegration, ShellState, Size, Style,
+    join_for_search, join_rows, rows_contain, Color, Cursor, Effects, ShellIntegration, ShellState, Size, Style,
     StyledRun, Terminal, TextRow,
 };

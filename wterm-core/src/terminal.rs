@@ -194,6 +194,13 @@ impl Terminal {
         }
     }
 
+    /// Forgets everything (screen, history, modes, title, kitty flags) and starts blank at the
+    /// same size and scrollback capacity, as a freshly made terminal. Used before replaying a
+    /// snapshot into a terminal that already shows something.
+    pub fn reset(&mut self) {
+        *self = Terminal::new(self.size(), self.scrollback_capacity);
+    }
+
     /// Parses program output. Any chunking works: a UTF-8 character or an escape sequence split
     /// across calls is completed by the next call. Returns the replies and events it caused.
     pub fn feed(&mut self, bytes: &[u8]) -> Effects {
@@ -350,6 +357,20 @@ impl Terminal {
         out
     }
 
+    /// The rows a reader asks for: the visible screen without trailing blank rows
+    /// ([`Self::screen_text`]) when `lines` is `None`, else [`Self::tail_rows`].
+    pub fn read_rows(&mut self, lines: Option<usize>) -> Vec<TextRow> {
+        match lines {
+            None => {
+                let mut rows = self.screen_rows();
+                let end = self.content_end(&rows);
+                rows.truncate(end);
+                rows
+            }
+            Some(n) => self.tail_rows(n),
+        }
+    }
+
     /// [`Self::tail_rows`] joined with `\n`.
     pub fn tail_text(&mut self, lines: usize) -> String {
         join_rows(&self.tail_rows(lines))
@@ -496,7 +517,8 @@ fn text_row(screen: &vt100::Screen, row: u16) -> TextRow {
     TextRow { text, wrapped }
 }
 
-fn join_rows(rows: &[TextRow]) -> String {
+/// Rows joined with `\n`, each with trailing spaces trimmed: the text a reader gets.
+pub fn join_rows(rows: &[TextRow]) -> String {
     let mut out = String::new();
     for (i, r) in rows.iter().enumerate() {
         if i > 0 {
@@ -518,6 +540,12 @@ pub fn join_for_search(rows: &[TextRow]) -> String {
         }
     }
     out
+}
+
+/// Whether `needle` appears in `rows`, a match spanning a soft wrap included (WebMCP
+/// `waitFor`, broker `wait_for_text`). An empty needle never matches.
+pub fn rows_contain(rows: &[TextRow], needle: &str) -> bool {
+    !needle.is_empty() && join_for_search(rows).contains(needle)
 }
 
 #[cfg(test)]

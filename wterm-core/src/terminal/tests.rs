@@ -256,3 +256,28 @@ fn resize_clamps() {
     t.resize(Size::new(0, 5000));
     assert_eq!(t.size(), Size::new(1, 1000));
 }
+
+#[test]
+fn read_rows_and_contain_across_wraps() {
+    let mut t = term(3, 5);
+    t.feed(b"xx\r\nabcdefgh");
+    let rows = t.read_rows(None);
+    assert_eq!(join_rows(&rows), "xx\nabcde\nfgh");
+    assert!(rows_contain(&rows, "defg"));
+    assert!(!rows_contain(&rows, "xxa"));
+    assert!(!rows_contain(&rows, ""));
+    assert!(rows_contain(&t.read_rows(Some(2)), "cdef"));
+    assert!(!rows_contain(&t.read_rows(Some(1)), "cdef"));
+}
+
+#[test]
+fn reset_starts_blank_at_same_size() {
+    let mut t = term(3, 7);
+    t.feed(b"\x1b[?1h\x1b]2;x\x07abc\r\n\r\n\r\n\r\n");
+    t.reset();
+    assert_eq!(t.size(), Size::new(3, 7));
+    assert_eq!(t.screen_text(), "");
+    assert_eq!(t.scrollback_rows(), 0);
+    assert_eq!(t.title(), None);
+    assert!(!t.modes().application_cursor);
+}
