@@ -17,10 +17,12 @@ pub mod error;
 pub mod keys;
 pub mod limits;
 pub mod modes;
+mod frame;
 mod terminal;
 mod vt;
 
 pub use error::{Error, ErrorKind};
+pub use frame::{AttrRun, Frame, ScreenHash, View};
 pub use modes::Modes;
 pub use terminal::{
     join_for_search, join_rows, rows_contain, Color, Cursor, Effects, ShellIntegration, ShellState, Size, Style,
