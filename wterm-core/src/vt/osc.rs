@@ -28,7 +28,7 @@ pub(crate) fn decode_osc7(uri: &[u8]) -> Option<String> {
     let mut out = Vec::with_capacity(path.len());
     let mut i = 0;
     while i < path.len() {
-        if path[i] == b'%' && i + 2 < path.len() + 0 && i + 2 <= path.len() - 1 {
+        if path[i] == b'%' && i + 2 < path.len() {
             let hex = |b: u8| (b as char).to_digit(16);
             if let (Some(h), Some(l)) = (hex(path[i + 1]), hex(path[i + 2])) {
                 out.push((h * 16 + l) as u8);
