@@ -17,15 +17,23 @@ use crate::auth::secret::{Secret, SecretError};
 pub const PAGE_TOKEN_ENV: &str = "WEB_TERMINAL_TOKEN";
 
 /// Environment variables that hold relay secrets: removed from every child's environment.
-pub const SECRET_ENVS: [&str; 3] =
-    [PAGE_TOKEN_ENV, "WEB_TERMINAL_MCP_TOKEN", "WEB_TERMINAL_MCP_ADMIN_TOKEN"];
+pub const SECRET_ENVS: [&str; 3] = [
+    PAGE_TOKEN_ENV,
+    "WEB_TERMINAL_MCP_TOKEN",
+    "WEB_TERMINAL_MCP_ADMIN_TOKEN",
+];
 
 /// Name of the page token's sidecar file in the state directory (mode 0600).
 pub const PAGE_TOKEN_FILE: &str = "page_token";
 
 /// `wterm-relay`: serves the page and bridges it to real PTYs.
 #[derive(Debug, Parser)]
-#[command(name = "wterm-relay", version, about, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "wterm-relay",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -148,7 +156,9 @@ impl fmt::Display for ConfigError {
                 f,
                 "bad --allow-origin {origin:?}; accepted: http://host[:port] or https://host[:port]"
             ),
-            ConfigError::BadToken { source, error } => write!(f, "bad page token in {source}: {error}"),
+            ConfigError::BadToken { source, error } => {
+                write!(f, "bad page token in {source}: {error}")
+            }
             ConfigError::Random(e) => write!(f, "cannot mint a page token: {e}"),
             ConfigError::Io { path, error } => write!(f, "{}: {error}", path.display()),
         }
@@ -173,17 +183,27 @@ impl Config {
             Some(dir) => dir,
             None => default_state_dir(&env).ok_or(ConfigError::NoStateDir)?,
         };
-        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        // The workspace this binary was built in: the defaults work from a checkout.
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let workspace = manifest.parent().unwrap_or(manifest);
         let www_dir = args.www_dir.unwrap_or_else(|| workspace.join("www"));
-        let pkg_dir = args.pkg_dir.unwrap_or_else(|| workspace.join("wterm-wasm").join("pkg"));
+        let pkg_dir = args
+            .pkg_dir
+            .unwrap_or_else(|| workspace.join("wterm-wasm").join("pkg"));
         let allow_origins = args
             .allow_origins
             .iter()
-            .map(|o| normalize_origin(o).ok_or_else(|| ConfigError::BadOrigin { origin: o.clone() }))
+            .map(|o| {
+                normalize_origin(o).ok_or_else(|| ConfigError::BadOrigin { origin: o.clone() })
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let shell = args
             .shell
-            .or_else(|| env("SHELL").and_then(|s| s.into_string().ok()).filter(|s| !s.is_empty()))
+            .or_else(|| {
+                env("SHELL")
+                    .and_then(|s| s.into_string().ok())
+                    .filter(|s| !s.is_empty())
+            })
             .unwrap_or_else(|| "/bin/bash".to_owned());
         let (page_token, token_source) = match env(PAGE_TOKEN_ENV) {
             Some(v) => {
@@ -222,9 +242,13 @@ fn default_state_dir(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBuf>
 /// `http(s)://host[:port]`, lowercased, without a trailing slash; `None` when it is not one.
 pub fn normalize_origin(origin: &str) -> Option<String> {
     let o = origin.trim().trim_end_matches('/').to_ascii_lowercase();
-    let rest = o.strip_prefix("http://").or_else(|| o.strip_prefix("https://"))?;
+    let rest = o
+        .strip_prefix("http://")
+        .or_else(|| o.strip_prefix("https://"))?;
     let valid = !rest.is_empty()
-        && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
     valid.then_some(o)
 }
 
@@ -253,7 +277,11 @@ fn load_or_mint_token(dir: &Path) -> Result<(Secret, TokenSource), ConfigError> 
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_err(&path)(e)),
     }
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_err(dir))?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(io_err(dir))?;
     let token = Secret::mint().map_err(ConfigError::Random)?;
     write_private_atomic(&path, token.expose().as_bytes()).map_err(io_err(&path))?;
     Ok((token, TokenSource::Minted))
@@ -262,7 +290,10 @@ fn load_or_mint_token(dir: &Path) -> Result<(Secret, TokenSource), ConfigError> 
 /// Writes `bytes` to `path` through a temporary file in the same directory (mode 0600, synced)
 /// and a rename, so a reader sees the old file or the whole new one.
 pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp.{}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::OpenOptions::new()
@@ -321,7 +352,9 @@ mod tests {
         assert_eq!(mode(&state.join(PAGE_TOKEN_FILE)), 0o600);
         let second = Config::resolve_with(args(&state), |_| None).unwrap();
         assert_eq!(second.token_source, TokenSource::File);
-        assert!(second.page_token.matches(first.page_token.expose().as_bytes()));
+        assert!(second
+            .page_token
+            .matches(first.page_token.expose().as_bytes()));
     }
 
     #[test]
@@ -330,7 +363,10 @@ mod tests {
         let env = |k: &str| (k == PAGE_TOKEN_ENV).then(|| OsString::from("a b"));
         let err = Config::resolve_with(args(dir.path()), env).unwrap_err();
         assert!(matches!(err, ConfigError::BadToken { .. }));
-        assert!(!err.to_string().contains("a b"), "the error must not echo the secret");
+        assert!(
+            !err.to_string().contains("a b"),
+            "the error must not echo the secret"
+        );
     }
 
     #[test]
@@ -339,20 +375,32 @@ mod tests {
             "HOME" => Some(OsString::from("/home/u")),
             _ => None,
         };
-        assert_eq!(default_state_dir(&env), Some(PathBuf::from("/home/u/.local/state/wterm-relay")));
+        assert_eq!(
+            default_state_dir(&env),
+            Some(PathBuf::from("/home/u/.local/state/wterm-relay"))
+        );
         let env = |k: &str| match k {
             "HOME" => Some(OsString::from("/home/u")),
             "XDG_STATE_HOME" => Some(OsString::from("/xdg")),
             _ => None,
         };
-        assert_eq!(default_state_dir(&env), Some(PathBuf::from("/xdg/wterm-relay")));
+        assert_eq!(
+            default_state_dir(&env),
+            Some(PathBuf::from("/xdg/wterm-relay"))
+        );
         assert_eq!(default_state_dir(&|_: &str| None), None);
     }
 
     #[test]
     fn origins_are_normalized() {
-        assert_eq!(normalize_origin("http://Dev:7681/").as_deref(), Some("http://dev:7681"));
-        assert_eq!(normalize_origin("https://[::1]:1").as_deref(), Some("https://[::1]:1"));
+        assert_eq!(
+            normalize_origin("http://Dev:7681/").as_deref(),
+            Some("http://dev:7681")
+        );
+        assert_eq!(
+            normalize_origin("https://[::1]:1").as_deref(),
+            Some("https://[::1]:1")
+        );
         assert_eq!(normalize_origin("ftp://x"), None);
         assert_eq!(normalize_origin("http://"), None);
         assert_eq!(normalize_origin("http://a/b"), None);
@@ -364,6 +412,9 @@ mod tests {
         assert_eq!(a.into_serve_args().port, 0);
         let b = Cli::parse_from(["wterm-relay", "serve", "--port", "9"]);
         assert_eq!(b.into_serve_args().port, 9);
-        assert_eq!(Cli::parse_from(["wterm-relay"]).into_serve_args().port, 7681);
+        assert_eq!(
+            Cli::parse_from(["wterm-relay"]).into_serve_args().port,
+            7681
+        );
     }
 }

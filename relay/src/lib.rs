@@ -1,1 +1,139 @@
+//! `wterm-relay`: real PTYs bridged to the wterm page over a websocket.
+//!
+//! - [`config`]: the command line, the environment and the state directory resolved into a
+//!   [`config::Config`] (including the page token, an [`auth::Secret`]);
+//! - [`session`]: a child on a PTY, the relay's own `wterm_core::Terminal` of its screen, and
+//!   the bounded queues towards attached pages; [`session::registry::Registry`] holds them by id;
+//! - [`http`]: [`http::router`] merges the page-token routes (`/info`, `/sessions`), the
+//!   websocket (`/ws`) and the static page and wasm package;
+//! - [`auth`]: [`auth::Secret`] and [`auth::Refusal`] (every error status and code);
+//! - [`limits`]: every limit, with its unit and what happens at it.
+//!
+//! [`run`] binds, prints the page URL, serves until the shutdown future resolves, then ends
+//! every session (children are signalled and reaped) within a bounded time.
+#![deny(missing_docs)]
 
+pub mod auth;
+pub mod config;
+pub mod http;
+pub mod limits;
+pub mod session;
+pub mod state;
+
+use std::future::Future;
+use std::io::{self, Write as _};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+use crate::limits::SHUTDOWN_DRAIN;
+use crate::state::AppState;
+
+/// Why the relay stopped with an error.
+#[derive(Debug)]
+pub enum RunError {
+    /// The listen address could not be bound.
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The error.
+        error: io::Error,
+    },
+    /// The server failed while running.
+    Serve(io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Bind { addr, error } => write!(f, "cannot listen on {addr}: {error}"),
+            RunError::Serve(e) => write!(f, "server failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// The address to put in the printed URL: the bound one, or loopback when bound to all.
+fn browsable(addr: SocketAddr) -> String {
+    let ip = match addr.ip() {
+        IpAddr::V4(v4) if v4.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(v6) if v6.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    SocketAddr::new(ip, addr.port()).to_string()
+}
+
+/// Runs the relay: binds `config.listen:config.port`, prints
+/// `wterm-relay listening on http://ADDR:PORT/#token=TOKEN` as one line on stdout, serves until
+/// `shutdown` resolves, then ends every session and waits (at most
+/// [`SHUTDOWN_DRAIN`] after the sessions ended) for the sockets to close.
+pub async fn run(
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), RunError> {
+    let addr = SocketAddr::new(config.listen, config.port);
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|error| RunError::Bind { addr, error })?;
+    let local = listener.local_addr().map_err(RunError::Serve)?;
+    if !config.www_dir.join("index.html").is_file() {
+        tracing::warn!(dir = %config.www_dir.display(), "no index.html in the page directory");
+    }
+    if !config.pkg_dir.is_dir() {
+        tracing::warn!(dir = %config.pkg_dir.display(), "no wasm package directory; /pkg/ will 404");
+    }
+    tracing::info!(
+        addr = %local,
+        shell = %config.shell,
+        token_source = ?config.token_source,
+        state_dir = %config.state_dir.display(),
+        "relay started"
+    );
+    let url = format!(
+        "http://{}/#token={}",
+        browsable(local),
+        config.page_token.expose()
+    );
+    let state = AppState::new(config, local.port());
+    {
+        let mut out = io::stdout().lock();
+        let _ = writeln!(out, "wterm-relay listening on {url}");
+        let _ = out.flush();
+    }
+
+    let app = http::router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        let _ = stop_rx.wait_for(|stop| *stop).await;
+    });
+    let mut server = tokio::spawn(std::future::IntoFuture::into_future(server));
+    tokio::select! {
+        result = &mut server => {
+            // The server stopped by itself: an accept loop error.
+            state.registry.shutdown().await;
+            return match result {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(RunError::Serve(e)),
+                Err(e) => Err(RunError::Serve(io::Error::other(e))),
+            };
+        }
+        () = shutdown => {}
+    }
+    tracing::info!("shutting down");
+    let _ = stop_tx.send(true);
+    let drain = async {
+        state.registry.shutdown().await;
+        state.sockets.close();
+        state.sockets.wait().await;
+        let _ = server.await;
+    };
+    if tokio::time::timeout(SHUTDOWN_DRAIN + limits::KILL_GRACE, drain)
+        .await
+        .is_err()
+    {
+        tracing::warn!("shutdown drain timed out; exiting with connections open");
+    }
+    Ok(())
+}

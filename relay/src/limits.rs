@@ -26,7 +26,14 @@ pub const CLIENT_QUEUE_BYTES: usize = 1024 * 1024;
 
 /// Most output bytes coalesced into one binary websocket frame, in bytes. Queued chunks are
 /// merged up to this size; a single larger chunk (a snapshot) is sent as one frame.
-pub const WS_FRAME_BYTES: usize = 256 * 1024;
+pub const WS_FRAME_BYTES: usize = 128 * 1024;
+
+/// Binary bytes a page that acknowledges (`{"type":"ack","bytes":N}`) may have sent to it and
+/// not yet acknowledged, in bytes. At the limit its output waits in its queue (and the queue's
+/// bound, [`CLIENT_QUEUE_BYTES`], turns a long wait into a resync). A browser reads its socket
+/// eagerly whatever the page's speed, so without acknowledgements TCP cannot tell the relay that
+/// a page is slow; pages that never acknowledge get TCP backpressure only.
+pub const ACK_WINDOW_BYTES: u64 = 512 * 1024;
 
 /// Largest websocket message a page may send, in bytes (the broker's input limit, 256 KiB).
 /// A larger message ends the connection with close code 1009 (message too big).

@@ -20,3 +20,16 @@ pub struct Modes {
     /// Some mouse reporting mode is on (`CSI ? 1000 h` and friends).
     pub mouse_reporting: bool,
 }
+
+impl Modes {
+    /// Kitty flag 1, "disambiguate escape codes".
+    pub const KITTY_DISAMBIGUATE: u8 = 1;
+    /// Kitty flag 8, "report all keys as escape codes": printable keys are sent as `CSI code u`
+    /// instead of text, so a keyboard adapter must encode them from key events.
+    pub const KITTY_REPORT_ALL_KEYS: u8 = 8;
+
+    /// Whether kitty flag 8 is on: every key, printable ones included, is an escape code.
+    pub fn reports_all_keys(&self) -> bool {
+        self.kitty_flags & Self::KITTY_REPORT_ALL_KEYS != 0
+    }
+}

@@ -93,6 +93,9 @@ pub struct StyledRun {
     pub cols: u16,
     /// The style shared by every cell of the run.
     pub style: Style,
+    /// The run is exactly one wide character (CJK, most emoji) covering two columns; the
+    /// renderer must give it two cells. Narrow cells never share a run with a wide one.
+    pub wide: bool,
 }
 
 /// Shell integration state from OSC 133 (FinalTerm marks).
@@ -293,8 +296,9 @@ impl Terminal {
             }
             let style = style_of(cell);
             let text = cell.contents();
+            let wide = cell.is_wide();
             match cur.as_mut() {
-                Some(run) if run.style == style => {
+                Some(run) if run.style == style && !wide && !run.wide => {
                     push_cell_text(&mut run.text, text);
                     run.cols += 1;
                 }
@@ -304,7 +308,7 @@ impl Terminal {
                     }
                     let mut t = String::new();
                     push_cell_text(&mut t, text);
-                    cur = Some(StyledRun { text: t, cols: 1, style });
+                    cur = Some(StyledRun { text: t, cols: 1, style, wide });
                 }
             }
         }

@@ -56,15 +56,22 @@ pub(crate) fn describe(v: &JsValue) -> String {
     } else if v.is_null() {
         "null".into()
     } else if let Some(n) = v.as_f64() {
-        format!("{n}")
+        num_str(n)
     } else if let Some(b) = v.as_bool() {
-        format!("{b}")
+        if b {
+            "true".into()
+        } else {
+            "false".into()
+        }
     } else if let Some(s) = v.as_string() {
         let cut: String = s.chars().take(ERROR_EXCERPT_CHARS).collect();
+        let quoted: String = js_sys::JSON::stringify(&JsValue::from_str(&cut))
+            .map(String::from)
+            .unwrap_or_default();
         if cut.len() < s.len() {
-            format!("{cut:?}…")
+            quoted + "…"
         } else {
-            format!("{cut:?}")
+            quoted
         }
     } else if v.is_function() {
         "a function".into()
@@ -73,6 +80,20 @@ pub(crate) fn describe(v: &JsValue) -> String {
     } else {
         "an object".into()
     }
+}
+
+/// A number as JavaScript writes it (`String(n)`). Used instead of Rust's float formatting,
+/// which would add its tables to the module.
+pub(crate) fn num_str(n: f64) -> String {
+    js_sys::Number::from(n)
+        .to_string_with_radix(10)
+        .map(String::from)
+        .unwrap_or_default()
+}
+
+/// A length in CSS pixels (`"8.4375px"`).
+pub(crate) fn px(n: f64) -> String {
+    num_str(n) + "px"
 }
 
 fn absent(v: &JsValue) -> bool {
@@ -111,9 +132,10 @@ fn opt_function(v: &JsValue, name: &str) -> Result<Option<Function>, JsError> {
     if absent(v) {
         return Ok(None);
     }
-    v.dyn_ref::<Function>().cloned().map(Some).ok_or_else(|| {
-        JsError::new(&format!("{name} must be a function; got {}", describe(v)))
-    })
+    v.dyn_ref::<Function>()
+        .cloned()
+        .map(Some)
+        .ok_or_else(|| JsError::new(&format!("{name} must be a function; got {}", describe(v))))
 }
 
 fn opt_string(v: &JsValue, name: &str, non_empty: bool) -> Result<Option<String>, JsError> {
@@ -123,8 +145,15 @@ fn opt_string(v: &JsValue, name: &str, non_empty: bool) -> Result<Option<String>
     match v.as_string() {
         Some(s) if !(non_empty && s.is_empty()) => Ok(Some(s)),
         _ => {
-            let what = if non_empty { "a non-empty string" } else { "a string" };
-            Err(JsError::new(&format!("{name} must be {what}; got {}", describe(v))))
+            let what = if non_empty {
+                "a non-empty string"
+            } else {
+                "a string"
+            };
+            Err(JsError::new(&format!(
+                "{name} must be {what}; got {}",
+                describe(v)
+            )))
         }
     }
 }
@@ -191,8 +220,13 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
     Ok(Options {
         cols: cols_arg(&get("cols")?)?,
         rows: rows_arg(&get("rows")?)?,
-        scrollback: opt_int(&get("scrollback")?, "scrollback", 0, MAX_SCROLLBACK_ROWS as u32)?
-            .map(|n| n as usize),
+        scrollback: opt_int(
+            &get("scrollback")?,
+            "scrollback",
+            0,
+            MAX_SCROLLBACK_ROWS as u32,
+        )?
+        .map(|n| n as usize),
         webmcp: webmcp_arg(&get("webmcp")?, "webmcp")?,
         callbacks: Callbacks {
             on_data: opt_function(&get("onData")?, "onData")?,
@@ -210,7 +244,10 @@ pub(crate) fn data_arg(v: &JsValue) -> Result<Vec<u8>, JsError> {
     if let Some(a) = v.dyn_ref::<Uint8Array>() {
         return Ok(a.to_vec());
     }
-    Err(JsError::new(&format!("data must be a string or a Uint8Array; got {}", describe(v))))
+    Err(JsError::new(&format!(
+        "data must be a string or a Uint8Array; got {}",
+        describe(v)
+    )))
 }
 
 /// The `{cols, rows}` object passed to `onResize`.
@@ -255,7 +292,15 @@ pub(crate) fn bytes_to_string(bytes: &[u8]) -> JsValue {
 
 #[wasm_bindgen]
 extern "C" {
-    /// `Element.scrollTop` as a float (web-sys's stable binding truncates it to an integer).
+    /// An element seen through the float `scrollTop` getter (web-sys's stable binding
+    /// truncates it to an integer).
+    type ScrollBox;
+
     #[wasm_bindgen(method, getter = scrollTop)]
-    pub(crate) fn scroll_top_f64(this: &web_sys::Element) -> f64;
+    fn scroll_top(this: &ScrollBox) -> f64;
+}
+
+/// `el.scrollTop` in CSS pixels, fractions kept.
+pub(crate) fn scroll_top_f64(el: &web_sys::Element) -> f64 {
+    el.unchecked_ref::<ScrollBox>().scroll_top()
 }

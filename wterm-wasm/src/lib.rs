@@ -1,1 +1,229 @@
-//! placeholder
+//! wterm-rs in the browser: the `WTerm` class of the npm package (spec `webmcp-tools.md`, "JS
+//! API of the npm package"). An adapter: terminal semantics live in `wterm-core`.
+//!
+//! - [`WTerm`] (this file): the `#[wasm_bindgen]` surface only; argument checks in `js`.
+//! - `term`: the shared handle (`term::Inner` behind an `Rc<RefCell<_>>`) holding the
+//!   terminal, the page callbacks and the view; `term::send_input` is the one path to the
+//!   program (onData, or local echo without it).
+//! - `view`: the elements a terminal adds to the page, cell measurement, per-frame rendering
+//!   and scroll syncing; `render`: rows and cursor from styled runs, changed rows only.
+//! - `input`: keyboard, text, IME, paste, wheel and focus listeners.
+//! - `dom`: self-removing listeners, the stylesheet, element helpers.
+#![deny(missing_docs)]
+
+mod dom;
+mod input;
+mod js;
+mod render;
+mod term;
+mod view;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
+use wterm_core::limits::DEFAULT_SCROLLBACK_ROWS;
+use wterm_core::Size;
+
+use crate::js::{cols_arg, data_arg, describe, parse_options, rows_arg, Outbox};
+use crate::term::{busy, focus_element, Inner, Shared};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** A terminal size in cells. */
+export interface WTermSize {
+  /** Width in columns. */
+  cols: number;
+  /** Height in rows. */
+  rows: number;
+}
+
+/** WebMCP settings of a terminal (spec "Enabling WebMCP"). */
+export interface WTermWebMCPOptions {
+  /** Tool-facing name, unique per page (a suffix is added on collision). Default "terminal". */
+  name?: string;
+  /** Returned by `list_terminals`. */
+  description?: string;
+  /** Agents may read but not type or press keys. Default false. */
+  readOnly?: boolean;
+}
+
+/** Options of `new WTerm(element, options)`. */
+export interface WTermOptions {
+  /** Initial width in columns, an integer 2..1000. Default: fit the element. */
+  cols?: number;
+  /** Initial height in rows, an integer 1..1000. Default: fit the element. */
+  rows?: number;
+  /** Rows of history kept above the screen, an integer 0..1000000. Default 10000. */
+  scrollback?: number;
+  /** Register the terminal's WebMCP tools. Default off. */
+  webmcp?: boolean | WTermWebMCPOptions;
+  /**
+   * Everything the terminal sends to the program: keystrokes, pastes, replies to queries,
+   * agent input. Without it, input is echoed locally.
+   */
+  onData?: (data: string) => void;
+  /** Called after the size in cells changed (resize, fit, or the element's size with auto-fit). */
+  onResize?: (size: WTermSize) => void;
+  /** Called when the program sets the window title (OSC 0/2). */
+  onTitle?: (title: string) => void;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The constructor's options object, typed as `WTermOptions` in the declarations and checked
+    /// by `js::parse_options`.
+    #[wasm_bindgen(typescript_type = "WTermOptions")]
+    pub type OptionsArg;
+}
+
+/// A terminal drawn into a page element.
+///
+/// Construct, `await init()`, then feed program output with `write` and take input from
+/// `onData`. `destroy()` removes everything the terminal added to the page.
+#[wasm_bindgen]
+pub struct WTerm {
+    shared: Shared,
+}
+
+#[wasm_bindgen]
+impl WTerm {
+    /// `new WTerm(element, options?)`: a terminal for `element` (an `HTMLElement`). Output may
+    /// be written right away; nothing is drawn until `init()`.
+    ///
+    /// Throws when an argument is invalid, naming it and the accepted values.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "HTMLElement")] element: JsValue,
+        options: Option<OptionsArg>,
+    ) -> Result<WTerm, JsError> {
+        let host: HtmlElement = element.dyn_into().map_err(|v: JsValue| {
+            JsError::new(&format!(
+                "element must be an HTMLElement; got {}",
+                describe(&v)
+            ))
+        })?;
+        let opts = parse_options(&options.map_or(JsValue::UNDEFINED, JsValue::from))?;
+        let inner = Inner::new(
+            host,
+            opts.cols,
+            opts.rows,
+            opts.scrollback.unwrap_or(DEFAULT_SCROLLBACK_ROWS),
+            opts.callbacks,
+            opts.webmcp,
+        );
+        Ok(WTerm {
+            shared: Rc::new(RefCell::new(inner)),
+        })
+    }
+
+    /// Attaches the terminal to its element: adds the DOM, waits for web fonts, measures the
+    /// cell, fits the element when `cols`/`rows` were not given (and keeps fitting it as it
+    /// resizes when neither was), and starts drawing and taking input. Calling it again does
+    /// nothing; after `destroy()` it rejects.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn init(&self) -> js_sys::Promise {
+        let shared = self.shared.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            term::init(shared).await.map(|()| JsValue::UNDEFINED)
+        })
+    }
+
+    /// Writes program output: a string (sent as UTF-8) or a `Uint8Array` of bytes, in any
+    /// chunking. Replies to queries go to `onData`. Drawn at the next animation frame. After
+    /// `destroy()` it does nothing.
+    pub fn write(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] data: JsValue,
+    ) -> Result<(), JsError> {
+        term::write(&self.shared, &data_arg(&data)?)
+    }
+
+    /// Resizes to `cols` × `rows` cells (integers 2..1000 and 1..1000); `onResize` is called
+    /// when the size changed.
+    pub fn resize(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] cols: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number")] rows: JsValue,
+    ) -> Result<(), JsError> {
+        let cols = cols_arg(&cols)?
+            .ok_or_else(|| JsError::new("cols must be an integer 2..1000; got undefined"))?;
+        let rows = rows_arg(&rows)?
+            .ok_or_else(|| JsError::new("rows must be an integer 1..1000; got undefined"))?;
+        let mut out = Outbox::default();
+        {
+            let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
+            if inner.lifecycle == term::Lifecycle::Destroyed {
+                return Ok(());
+            }
+            inner.resize_to(Size { cols, rows }, &mut out);
+        }
+        out.deliver();
+        Ok(())
+    }
+
+    /// Resizes to as many cells as fit the element, measuring the cell again first. Does
+    /// nothing before `init()` or while the element is hidden.
+    pub fn fit(&self) -> Result<(), JsError> {
+        let mut out = Outbox::default();
+        self.shared
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .fit(&mut out);
+        out.deliver();
+        Ok(())
+    }
+
+    /// Gives the terminal keyboard focus (after `init()`).
+    pub fn focus(&self) -> Result<(), JsError> {
+        let el = self
+            .shared
+            .try_borrow()
+            .map_err(|_| busy())?
+            .input_element();
+        if let Some(el) = el {
+            focus_element(&el);
+        }
+        Ok(())
+    }
+
+    /// Removes the terminal from the page: its elements, listeners, pending frame and resize
+    /// observer; drops the callbacks. Later calls do nothing (and `init()` rejects). Calling it
+    /// twice is fine.
+    pub fn destroy(&self) -> Result<(), JsError> {
+        let dom = self.shared.try_borrow_mut().map_err(|_| busy())?.destroy();
+        // Dropped without the borrow: removing a focused element may fire `blur`.
+        drop(dom);
+        Ok(())
+    }
+
+    /// Width in columns.
+    #[wasm_bindgen(getter)]
+    pub fn cols(&self) -> u16 {
+        self.shared
+            .try_borrow()
+            .map(|i| i.term.size().cols)
+            .unwrap_or(0)
+    }
+
+    /// Height in rows.
+    #[wasm_bindgen(getter)]
+    pub fn rows(&self) -> u16 {
+        self.shared
+            .try_borrow()
+            .map(|i| i.term.size().rows)
+            .unwrap_or(0)
+    }
+
+    /// The window title the program set (OSC 0/2), or `undefined`.
+    #[wasm_bindgen(getter)]
+    pub fn title(&self) -> Option<String> {
+        self.shared
+            .try_borrow()
+            .ok()
+            .and_then(|i| i.term.title().map(str::to_owned))
+    }
+}

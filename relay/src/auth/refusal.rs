@@ -16,6 +16,9 @@ pub enum Refusal {
     BadJson,
     /// `400 bad_dims`: `cols` or `rows` outside 1..1000.
     BadDims,
+    /// `403 bad_origin`: a websocket upgrade from an origin that is neither the relay's own nor
+    /// allowed with `--allow-origin` (a page on another site must not open a shell).
+    BadOrigin,
     /// `404 unknown_session`: no live session has that id (on `/ws`: close code 4404).
     UnknownSession,
     /// `429 too_many_sessions`: the relay already runs [`crate::limits::MAX_SESSIONS`].
@@ -30,6 +33,7 @@ impl Refusal {
         match self {
             Refusal::TokenInUrl | Refusal::BadJson | Refusal::BadDims => StatusCode::BAD_REQUEST,
             Refusal::AuthRequired => StatusCode::UNAUTHORIZED,
+            Refusal::BadOrigin => StatusCode::FORBIDDEN,
             Refusal::UnknownSession => StatusCode::NOT_FOUND,
             Refusal::TooManySessions => StatusCode::TOO_MANY_REQUESTS,
             Refusal::SpawnFailed => StatusCode::INTERNAL_SERVER_ERROR,
@@ -44,21 +48,30 @@ impl Refusal {
             Refusal::BadJson => "bad_json",
             Refusal::BadDims => "bad_dims",
             Refusal::UnknownSession => "unknown_session",
+            Refusal::BadOrigin => "bad_origin",
             Refusal::TooManySessions => "too_many_sessions",
             Refusal::SpawnFailed => "spawn_failed",
         }
     }
 
     /// The websocket close code used when this refusal happens after an upgrade (a browser
-    /// cannot read the status of a refused upgrade): 4000 + the HTTP status.
+    /// cannot read the status of a refused upgrade): 4000 + the HTTP status, except a failed
+    /// spawn, which is the standard 1011 (internal error).
     pub fn close_code(self) -> u16 {
-        4000 + self.status().as_u16()
+        match self {
+            Refusal::SpawnFailed => 1011,
+            _ => 4000 + self.status().as_u16(),
+        }
     }
 }
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        (self.status(), Json(serde_json::json!({ "error": self.code() }))).into_response()
+        (
+            self.status(),
+            Json(serde_json::json!({ "error": self.code() })),
+        )
+            .into_response()
     }
 }
 

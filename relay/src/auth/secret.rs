@@ -109,7 +109,10 @@ mod tests {
         let a = Secret::mint().unwrap();
         let b = Secret::mint().unwrap();
         assert_eq!(a.expose().len(), 43);
-        assert!(a.expose().bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+        assert!(a
+            .expose()
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
         assert!(!a.matches(b.expose().as_bytes()));
         assert!(Secret::new(a.expose()).is_ok());
     }

@@ -5,6 +5,10 @@
 //! further behind loses what was queued and is marked lagged; its socket task then asks the
 //! session for a resync (a fresh snapshot, which rebuilds the true screen), so a slow page never
 //! makes the relay buffer without bound nor slows the PTY or the other pages.
+//!
+//! A page falls behind either because its socket is slow (TCP backpressure blocks its socket
+//! task) or, once it acknowledges what it has processed ([`ClientQueue::ack`]), because it has
+//! [`ACK_WINDOW_BYTES`] unacknowledged: then binary frames wait in the queue.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -12,7 +16,7 @@ use std::sync::Mutex;
 use bytes::{Bytes, BytesMut};
 use tokio::sync::Notify;
 
-use crate::limits::{CLIENT_QUEUE_BYTES, WS_FRAME_BYTES};
+use crate::limits::{ACK_WINDOW_BYTES, CLIENT_QUEUE_BYTES, WS_FRAME_BYTES};
 
 /// One frame towards a page.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +50,18 @@ struct State {
     lagged: bool,
     /// Set once: sent after every queued frame.
     close: Option<(u16, &'static str)>,
+    /// Binary bytes handed to the socket task since attach.
+    sent_bytes: u64,
+    /// The page's latest acknowledgement (binary bytes processed since attach); `None` until it
+    /// sends one, and then the ack window applies.
+    acked: Option<u64>,
+}
+
+impl State {
+    fn window_open(&self) -> bool {
+        self.acked
+            .is_none_or(|acked| self.sent_bytes.saturating_sub(acked) < ACK_WINDOW_BYTES)
+    }
 }
 
 /// The queue towards one attached page. Methods never block on the page.
@@ -124,6 +140,17 @@ impl ClientQueue {
         self.wake.notify_one();
     }
 
+    /// Records that the page has processed `bytes` binary bytes since it attached (cumulative;
+    /// clamped to what was sent; a smaller value than before is ignored). From the first call on,
+    /// at most [`ACK_WINDOW_BYTES`] are unacknowledged at a time.
+    pub fn ack(&self, bytes: u64) {
+        self.with(|st| {
+            let bytes = bytes.min(st.sent_bytes);
+            st.acked = Some(st.acked.map_or(bytes, |a| a.max(bytes)));
+        });
+        self.wake.notify_one();
+    }
+
     /// Waits for the next thing to do. Consecutive output chunks are merged into one frame of
     /// at most [`WS_FRAME_BYTES`] (a larger single chunk stays whole).
     pub async fn next(&self) -> Next {
@@ -138,30 +165,46 @@ impl ClientQueue {
 }
 
 fn take_next(st: &mut State) -> Option<Next> {
-    match st.frames.pop_front() {
-        Some(Frame::Output(first)) => {
-            let mut len = first.len();
-            st.pending_bytes = st.pending_bytes.saturating_sub(len);
-            let merge = |f: &Frame| matches!(f, Frame::Output(b) if len + b.len() <= WS_FRAME_BYTES);
-            if !st.frames.front().is_some_and(merge) {
-                return Some(Next::Send(Frame::Output(first)));
+    match st.frames.front() {
+        Some(Frame::Text(_)) => st.frames.pop_front().map(Next::Send),
+        // Binary frames wait while the page's ack window is full.
+        Some(_) if !st.window_open() => None,
+        Some(Frame::Snapshot(_)) => {
+            let frame = st.frames.pop_front()?;
+            if let Frame::Snapshot(b) = &frame {
+                st.sent_bytes += b.len() as u64;
             }
-            let mut out = BytesMut::from(&first[..]);
-            while let Some(Frame::Output(b)) = st.frames.front() {
-                if len + b.len() > WS_FRAME_BYTES {
-                    break;
-                }
-                len += b.len();
-                st.pending_bytes = st.pending_bytes.saturating_sub(b.len());
-                out.extend_from_slice(b);
-                st.frames.pop_front();
-            }
-            Some(Next::Send(Frame::Output(out.freeze())))
+            Some(Next::Send(frame))
         }
-        Some(other) => Some(Next::Send(other)),
-        None if st.lagged => Some(Next::Resync),
+        Some(Frame::Output(_)) => {
+            let Some(Frame::Output(first)) = st.frames.pop_front() else {
+                return None;
+            };
+            st.pending_bytes = st.pending_bytes.saturating_sub(first.len());
+            let out = if mergeable(st, first.len()) {
+                let mut out = BytesMut::from(&first[..]);
+                while mergeable(st, out.len()) {
+                    if let Some(Frame::Output(b)) = st.frames.pop_front() {
+                        st.pending_bytes = st.pending_bytes.saturating_sub(b.len());
+                        out.extend_from_slice(&b);
+                    }
+                }
+                out.freeze()
+            } else {
+                first
+            };
+            st.sent_bytes += out.len() as u64;
+            Some(Next::Send(Frame::Output(out)))
+        }
+        // The snapshot is taken only when it can be sent, not at every overflow.
+        None if st.lagged => st.window_open().then_some(Next::Resync),
         None => st.close.map(|(code, reason)| Next::Close(code, reason)),
     }
+}
+
+/// Whether the front frame is output that fits in a frame already `len` bytes long.
+fn mergeable(st: &State, len: usize) -> bool {
+    matches!(st.frames.front(), Some(Frame::Output(b)) if len + b.len() <= WS_FRAME_BYTES)
 }
 
 #[cfg(test)]
@@ -179,9 +222,15 @@ mod tests {
         q.push_output(Bytes::from_static(b"cd"));
         q.push_text("t".into());
         q.push_output(Bytes::from_static(b"ef"));
-        assert_eq!(now(&q), Some(Next::Send(Frame::Output(Bytes::from_static(b"abcd")))));
+        assert_eq!(
+            now(&q),
+            Some(Next::Send(Frame::Output(Bytes::from_static(b"abcd"))))
+        );
         assert_eq!(now(&q), Some(Next::Send(Frame::Text("t".into()))));
-        assert_eq!(now(&q), Some(Next::Send(Frame::Output(Bytes::from_static(b"ef")))));
+        assert_eq!(
+            now(&q),
+            Some(Next::Send(Frame::Output(Bytes::from_static(b"ef"))))
+        );
         assert_eq!(now(&q), None);
     }
 
@@ -197,14 +246,52 @@ mod tests {
         q.push_text("dropped".into());
         assert!(q.with(|st| st.lagged && st.frames.is_empty() && st.pending_bytes == 0));
         assert_eq!(now(&q), Some(Next::Resync));
-        q.reset([Frame::Text("resized".into()), Frame::Snapshot(Bytes::from_static(b"snap"))]);
+        q.reset([
+            Frame::Text("resized".into()),
+            Frame::Snapshot(Bytes::from_static(b"snap")),
+        ]);
         q.push_output(Bytes::from_static(b"li"));
         q.push_output(Bytes::from_static(b"ve"));
         q.close(1000, "");
         assert_eq!(now(&q), Some(Next::Send(Frame::Text("resized".into()))));
-        assert_eq!(now(&q), Some(Next::Send(Frame::Snapshot(Bytes::from_static(b"snap")))));
-        assert_eq!(now(&q), Some(Next::Send(Frame::Output(Bytes::from_static(b"live")))));
+        assert_eq!(
+            now(&q),
+            Some(Next::Send(Frame::Snapshot(Bytes::from_static(b"snap"))))
+        );
+        assert_eq!(
+            now(&q),
+            Some(Next::Send(Frame::Output(Bytes::from_static(b"live"))))
+        );
         assert_eq!(now(&q), Some(Next::Close(1000, "")));
+    }
+
+    #[test]
+    fn an_acknowledging_page_gets_at_most_the_window_unacknowledged() {
+        let q = ClientQueue::new();
+        let chunk = Bytes::from(vec![b'y'; WS_FRAME_BYTES]);
+        let frames = (ACK_WINDOW_BYTES as usize / WS_FRAME_BYTES) + 2;
+        for _ in 0..frames {
+            q.push_output(chunk.clone());
+        }
+        // Without acks, everything flows.
+        assert!(matches!(now(&q), Some(Next::Send(Frame::Output(_)))));
+        q.ack(0);
+        let mut sent = 1;
+        while let Some(Next::Send(_)) = now(&q) {
+            sent += 1;
+        }
+        assert_eq!(sent as u64 * WS_FRAME_BYTES as u64, ACK_WINDOW_BYTES);
+        q.push_text("text passes".into());
+        assert_eq!(
+            now(&q),
+            None,
+            "text waits behind the blocked output, in order"
+        );
+        q.ack(u64::MAX);
+        assert!(matches!(now(&q), Some(Next::Send(Frame::Output(_)))));
+        assert!(matches!(now(&q), Some(Next::Send(Frame::Output(_)))));
+        assert_eq!(now(&q), Some(Next::Send(Frame::Text("text passes".into()))));
+        assert_eq!(now(&q), None);
     }
 
     #[test]

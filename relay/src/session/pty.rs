@@ -36,14 +36,21 @@ pub struct Pty {
 }
 
 fn pty_size(size: Size) -> PtySize {
-    PtySize { rows: size.rows, cols: size.cols, pixel_width: 0, pixel_height: 0 }
+    PtySize {
+        rows: size.rows,
+        cols: size.cols,
+        pixel_width: 0,
+        pixel_height: 0,
+    }
 }
 
 /// Starts `program` on a new PTY of `size` with `TERM=xterm-256color` and `COLORTERM=truecolor`,
 /// without the relay's secrets in its environment, and starts its reader, writer and waiter
 /// threads.
 pub fn spawn(program: &str, size: Size) -> io::Result<Pty> {
-    let pair = native_pty_system().openpty(pty_size(size)).map_err(io::Error::other)?;
+    let pair = native_pty_system()
+        .openpty(pty_size(size))
+        .map_err(io::Error::other)?;
     let mut cmd = CommandBuilder::new(program);
     cmd.env("TERM", "xterm-256color");
     cmd.env("COLORTERM", "truecolor");
@@ -65,8 +72,12 @@ pub fn spawn(program: &str, size: Size) -> io::Result<Pty> {
     let (input, in_rx) = mpsc::channel(PTY_INPUT_QUEUE_MESSAGES);
     let (exit_tx, exited) = oneshot::channel();
     let name = |what: &str| format!("pty-{what}-{}", pid.unwrap_or(0));
-    thread::Builder::new().name(name("read")).spawn(move || read_loop(reader, out_tx))?;
-    thread::Builder::new().name(name("write")).spawn(move || write_loop(writer, in_rx))?;
+    thread::Builder::new()
+        .name(name("read"))
+        .spawn(move || read_loop(reader, out_tx))?;
+    thread::Builder::new()
+        .name(name("write"))
+        .spawn(move || write_loop(writer, in_rx))?;
     thread::Builder::new().name(name("wait")).spawn(move || {
         let code = match child.wait() {
             Ok(status) => i32::try_from(status.exit_code()).unwrap_or(i32::MAX),
@@ -77,7 +88,14 @@ pub fn spawn(program: &str, size: Size) -> io::Result<Pty> {
         };
         let _ = exit_tx.send(code);
     })?;
-    Ok(Pty { master: pair.master, killer, pid, output, input, exited })
+    Ok(Pty {
+        master: pair.master,
+        killer,
+        pid,
+        output,
+        input,
+        exited,
+    })
 }
 
 fn read_loop(mut reader: Box<dyn Read + Send>, tx: mpsc::Sender<Bytes>) {
@@ -116,7 +134,9 @@ pub fn resize(master: &dyn MasterPty, size: Size) {
 /// SIGKILL to the child and to its process group (it is a session leader, so the group id is
 /// its pid): the escalation after SIGHUP went unheeded.
 pub fn hard_kill(pid: u32) {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return;
+    };
     // SAFETY: kill(2) has no memory-safety preconditions; a stale pid only fails with ESRCH.
     unsafe {
         libc::kill(-pid, libc::SIGKILL);

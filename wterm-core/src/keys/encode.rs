@@ -3,10 +3,8 @@
 use super::{Chord, Key, Mods};
 use crate::Modes;
 
-/// Kitty flag 1: disambiguate escape codes.
-const KITTY_DISAMBIGUATE: u8 = 1;
-/// Kitty flag 8: report all keys as escape codes.
-const KITTY_ALL_KEYS: u8 = 8;
+const KITTY_DISAMBIGUATE: u8 = Modes::KITTY_DISAMBIGUATE;
+const KITTY_ALL_KEYS: u8 = Modes::KITTY_REPORT_ALL_KEYS;
 
 /// The bytes the key sends to the program, given the program's current `modes`.
 ///

@@ -182,9 +182,12 @@ fn wide_runs_count_two_columns() {
     t.feed("a中b".as_bytes());
     let mut runs = Vec::new();
     t.row_runs(0, 0, &mut runs);
-    assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0].text, "a中b  ");
-    assert_eq!(runs[0].cols, 6);
+    let got: Vec<_> = runs.iter().map(|r| (r.text.as_str(), r.cols, r.wide)).collect();
+    assert_eq!(got, [("a", 1, false), ("中", 2, true), ("b  ", 3, false)]);
+    t.feed("\r\x1b[K中文".as_bytes());
+    t.row_runs(0, 0, &mut runs);
+    let got: Vec<_> = runs.iter().map(|r| (r.text.as_str(), r.cols, r.wide)).collect();
+    assert_eq!(got, [("中", 2, true), ("文", 2, true), ("  ", 2, false)]);
 }
 
 #[test]

@@ -1,0 +1,140 @@
+//! The page-token realm: `GET /info`, `GET /sessions`, `POST /sessions`.
+//!
+//! Every route here needs `Authorization: Bearer PAGE_TOKEN`, else `401 auth_required`. The
+//! check is a `route_layer`, so an unknown path stays a 404.
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::header;
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use wterm_core::Size;
+
+use super::peer;
+use crate::auth::Refusal;
+use crate::limits::{DIMS, MAX_BODY_BYTES};
+use crate::session::registry::CreateError;
+use crate::session::SessionInfo;
+use crate::state::AppState;
+
+/// The page realm's routes, behind the page token.
+pub fn routes(state: AppState) -> Router<AppState> {
+    Router::new()
+        .route("/info", get(info))
+        .route("/sessions", get(list).post(create))
+        .route_layer(middleware::from_fn_with_state(state, require_page_token))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+}
+
+/// The bearer credential of an `Authorization` header value (`Bearer X`, scheme in any case).
+pub fn bearer(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, rest) = value.split_at_checked(7)?;
+    scheme
+        .eq_ignore_ascii_case(b"bearer ")
+        .then(|| rest.trim_ascii())
+}
+
+async fn require_page_token(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Result<Response, Refusal> {
+    let mut values = req.headers().get_all(header::AUTHORIZATION).iter();
+    let ok = match (values.next(), values.next()) {
+        (Some(v), None) => bearer(v.as_bytes()).is_some_and(|t| state.config.page_token.matches(t)),
+        _ => false,
+    };
+    if !ok {
+        tracing::warn!(path = req.uri().path(), peer = ?peer(&req), "page token refused");
+        return Err(Refusal::AuthRequired);
+    }
+    Ok(next.run(req).await)
+}
+
+/// `GET /info` → `{ok: true, version}`.
+async fn info() -> Json<Value> {
+    Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
+}
+
+/// `GET /sessions` → `[{id, title, cols, rows, pid}]`, by id.
+async fn list(State(state): State<AppState>) -> Json<Vec<SessionInfo>> {
+    Json(state.registry.list())
+}
+
+/// `POST /sessions`, body empty or `{cols?, rows?}` (each 1..1000, default 80×24) →
+/// `{id}`. Errors: `400 bad_json`, `400 bad_dims`, `429 too_many_sessions`,
+/// `500 spawn_failed`.
+async fn create(State(state): State<AppState>, body: Bytes) -> Result<Json<Value>, Refusal> {
+    let size = parse_create_body(&body)?;
+    match state.registry.create(size) {
+        Ok(session) => Ok(Json(json!({ "id": session.id() }))),
+        Err(CreateError::TooMany) => Err(Refusal::TooManySessions),
+        Err(e @ CreateError::Spawn(_)) => {
+            tracing::error!(error = %e, "session not created");
+            Err(Refusal::SpawnFailed)
+        }
+    }
+}
+
+/// The size asked for by a `POST /sessions` body.
+fn parse_create_body(body: &[u8]) -> Result<Size, Refusal> {
+    let mut size = Size::default();
+    if body.trim_ascii().is_empty() {
+        return Ok(size);
+    }
+    let value: Value = serde_json::from_slice(body).map_err(|_| Refusal::BadJson)?;
+    let obj = value.as_object().ok_or(Refusal::BadJson)?;
+    let dim = |key: &str, default: u16| match obj.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| u16::try_from(n).ok())
+            .filter(|n| DIMS.contains(n))
+            .ok_or(Refusal::BadDims),
+    };
+    size.cols = dim("cols", size.cols)?;
+    size.rows = dim("rows", size.rows)?;
+    Ok(size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_scheme() {
+        assert_eq!(bearer(b"Bearer abc"), Some(&b"abc"[..]));
+        assert_eq!(bearer(b"bearer  abc "), Some(&b"abc"[..]));
+        assert_eq!(bearer(b"Basic abc"), None);
+        assert_eq!(bearer(b"Bearer"), None);
+    }
+
+    #[test]
+    fn create_body() {
+        assert_eq!(parse_create_body(b""), Ok(Size::new(24, 80)));
+        assert_eq!(parse_create_body(b"{}"), Ok(Size::new(24, 80)));
+        assert_eq!(
+            parse_create_body(br#"{"cols":120,"rows":40}"#),
+            Ok(Size::new(40, 120))
+        );
+        assert_eq!(
+            parse_create_body(br#"{"cols":1000,"rows":1}"#),
+            Ok(Size::new(1, 1000))
+        );
+        assert_eq!(parse_create_body(br#"{"cols":0}"#), Err(Refusal::BadDims));
+        assert_eq!(
+            parse_create_body(br#"{"rows":1001}"#),
+            Err(Refusal::BadDims)
+        );
+        assert_eq!(parse_create_body(br#"{"rows":2.5}"#), Err(Refusal::BadDims));
+        assert_eq!(
+            parse_create_body(br#"{"rows":"24"}"#),
+            Err(Refusal::BadDims)
+        );
+        assert_eq!(parse_create_body(b"[1]"), Err(Refusal::BadJson));
+        assert_eq!(parse_create_body(b"{"), Err(Refusal::BadJson));
+    }
+}

@@ -1,0 +1,358 @@
+//! `GET /ws?session=ID`: a page attached to a session.
+//!
+//! Upgrade (broker contract, "Websocket /ws"):
+//! - the `Origin` header, when present, must be the relay's own origin (`http://` + the `Host`
+//!   header when that is `localhost` or an IP literal, or a loopback spelling of the bound port)
+//!   or one given with `--allow-origin`; else `403 bad_origin` and no upgrade. No `Origin`
+//!   (a non-browser client) is allowed;
+//! - the client offers the subprotocols `wterm.v1` and `bearer.PAGE_TOKEN`; the relay selects
+//!   `wterm.v1` (never the token). A missing or wrong token: the upgrade succeeds, then close
+//!   4401 (a browser cannot read a refused upgrade's status);
+//! - `session=ID` attaches to that session, else close 4404; without `session` a new session is
+//!   made and `{"type":"session","id":N}` is the first frame.
+//!
+//! Relay → page: `{"type":"resized","cols","rows"}`, then one binary frame with the snapshot,
+//! then live output as binary frames in order; `{"type":"title","data"}` when the title changes;
+//! `{"type":"resized",..}` after any page resized the session; `{"type":"exit","code"}` then
+//! close 1000 when the process exits; `{"type":"error","reason"}` for a message not understood.
+//! A page that falls [`CLIENT_QUEUE_BYTES`](crate::limits::CLIENT_QUEUE_BYTES) behind gets
+//! `resized` and a binary frame starting with CAN + RIS (`18 1b 63`) followed by a fresh snapshot
+//! instead of the output it missed.
+//!
+//! Page → relay: binary frames are input bytes, written to the PTY at once (never behind
+//! output); text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000;
+//! columns at least 2); text `{"type":"ack","bytes":N}` (optional) says the page has processed
+//! N bytes of binary frames since it attached (cumulative, snapshot included). From a page's
+//! first `ack` on, the relay keeps at most
+//! [`ACK_WINDOW_BYTES`](crate::limits::ACK_WINDOW_BYTES) unacknowledged towards it, so a page
+//! slower than the program is resynced instead of piling up output in the browser.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, RawQuery, State};
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Response};
+use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
+use serde::Deserialize;
+use wterm_core::Size;
+
+use crate::auth::Refusal;
+use crate::limits::{CLOSE_HANDSHAKE, MAX_WS_MESSAGE_BYTES};
+use crate::session::fanout::{ClientQueue, Frame, Next};
+use crate::session::registry::CreateError;
+use crate::session::{Session, SessionId, ToPage};
+use crate::state::AppState;
+
+/// The subprotocol the relay speaks; selected in every upgrade response.
+pub const PROTOCOL: &str = "wterm.v1";
+
+/// Prefix of the subprotocol entry carrying the page token: `bearer.TOKEN`.
+pub const BEARER_PREFIX: &str = "bearer.";
+
+/// Close code: the process exited (after the `exit` frame), or the page closed.
+pub const CLOSE_NORMAL: u16 = 1000;
+
+/// Close code: a page sent a message over [`MAX_WS_MESSAGE_BYTES`].
+pub const CLOSE_TOO_BIG: u16 = 1009;
+
+/// Which session a socket wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    New,
+    Existing(SessionId),
+    Invalid,
+}
+
+fn target(query: Option<&str>) -> Target {
+    let Some(query) = query else {
+        return Target::New;
+    };
+    match form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "session") {
+        None => Target::New,
+        Some((_, v)) => v.parse().map_or(Target::Invalid, Target::Existing),
+    }
+}
+
+/// The upgrade handler.
+pub async fn upgrade(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    ws: WebSocketUpgrade,
+) -> Response {
+    if !origin_allowed(&headers, state.port, &state.config.allow_origins) {
+        tracing::warn!(%peer, "websocket from a foreign origin refused");
+        return Refusal::BadOrigin.into_response();
+    }
+    let authed = ws.requested_protocols().any(|p| {
+        p.as_bytes()
+            .strip_prefix(BEARER_PREFIX.as_bytes())
+            .is_some_and(|t| state.config.page_token.matches(t))
+    });
+    let target = target(query.as_deref());
+    let sockets = state.sockets.clone();
+    ws.protocols([PROTOCOL])
+        .max_message_size(MAX_WS_MESSAGE_BYTES)
+        .on_upgrade(move |socket| {
+            sockets.track_future(async move {
+                if !authed {
+                    tracing::warn!(%peer, "websocket without a valid page token refused");
+                    return refuse(socket, Refusal::AuthRequired).await;
+                }
+                serve(socket, state, target).await
+            })
+        })
+}
+
+/// Whether a websocket upgrade with these headers may proceed (see the module doc).
+fn origin_allowed(headers: &HeaderMap, port: u16, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let origin = origin.to_ascii_lowercase();
+    if allowed.contains(&origin) {
+        return true;
+    }
+    let own = |host: &str| origin == format!("http://{host}");
+    if ["127.0.0.1", "localhost", "[::1]"]
+        .iter()
+        .any(|h| own(&format!("{h}:{port}")))
+    {
+        return true;
+    }
+    // The Host the browser used is our origin too, unless DNS chose it: a name other than
+    // localhost could point at 127.0.0.1 from an attacker's DNS (rebinding).
+    headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_ascii_lowercase)
+        .is_some_and(|host| host_is_literal(&host) && own(&host))
+}
+
+fn host_is_literal(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name == "localhost" || name.parse::<IpAddr>().is_ok()
+}
+
+async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
+    let frame = CloseFrame {
+        code,
+        reason: reason.into(),
+    };
+    if socket.send(Message::Close(Some(frame))).await.is_ok() {
+        // Wait (bounded) for the page's answering close, so the close is clean on its side.
+        let drain = async { while let Some(Ok(_)) = socket.recv().await {} };
+        let _ = tokio::time::timeout(CLOSE_HANDSHAKE, drain).await;
+    }
+}
+
+async fn refuse(mut socket: WebSocket, refusal: Refusal) {
+    close(&mut socket, refusal.close_code(), refusal.code()).await;
+}
+
+async fn serve(mut socket: WebSocket, state: AppState, target: Target) {
+    let session = match target {
+        Target::Existing(id) => match state.registry.get(id) {
+            Some(s) => s,
+            None => return refuse(socket, Refusal::UnknownSession).await,
+        },
+        Target::Invalid => return refuse(socket, Refusal::UnknownSession).await,
+        Target::New => match state.registry.create(Size::default()) {
+            Ok(s) => {
+                let hello = ToPage::Session { id: s.id() }.to_json();
+                if socket.send(Message::Text(hello.into())).await.is_err() {
+                    return;
+                }
+                s
+            }
+            Err(e) => {
+                let refusal = match e {
+                    CreateError::TooMany => Refusal::TooManySessions,
+                    CreateError::Spawn(_) => Refusal::SpawnFailed,
+                };
+                tracing::error!(error = %e, "session for a websocket not created");
+                let err = ToPage::Error {
+                    reason: refusal.code(),
+                }
+                .to_json();
+                let _ = socket.send(Message::Text(err.into())).await;
+                return refuse(socket, refusal).await;
+            }
+        },
+    };
+    let queue = session.attach();
+    tracing::debug!(session = session.id(), "page attached");
+    let (sink, stream) = socket.split();
+    bridge(sink, stream, &session, &queue).await;
+    session.detach(&queue);
+    tracing::debug!(session = session.id(), "page detached");
+}
+
+/// Runs one attached page until either side ends: the queue's frames to `sink`, `stream`'s
+/// messages to the session. Generic over the socket halves so channels can stand in.
+async fn bridge<Si, St>(mut sink: Si, mut stream: St, session: &Session, queue: &Arc<ClientQueue>)
+where
+    Si: Sink<Message> + Unpin,
+    St: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
+    let writer = write_loop(&mut sink, session, queue);
+    let reader = read_loop(&mut stream, session, queue);
+    tokio::pin!(writer, reader);
+    tokio::select! {
+        () = &mut writer => {
+            // Our close frame is out (or the socket broke): wait, bounded, for the page's.
+            let _ = tokio::time::timeout(CLOSE_HANDSHAKE, reader).await;
+        }
+        ending = &mut reader => {
+            let (code, reason) = ending.unwrap_or((CLOSE_NORMAL, ""));
+            queue.close(code, reason);
+            let _ = tokio::time::timeout(CLOSE_HANDSHAKE, writer).await;
+        }
+    }
+}
+
+async fn write_loop<Si>(sink: &mut Si, session: &Session, queue: &ClientQueue)
+where
+    Si: Sink<Message> + Unpin,
+{
+    loop {
+        let msg = match queue.next().await {
+            Next::Send(Frame::Output(bytes) | Frame::Snapshot(bytes)) => Message::Binary(bytes),
+            Next::Send(Frame::Text(text)) => Message::Text(text.into()),
+            Next::Resync => {
+                tracing::debug!(session = session.id(), "page fell behind; resyncing it");
+                session.resync(queue);
+                continue;
+            }
+            Next::Close(code, reason) => {
+                let frame = CloseFrame {
+                    code,
+                    reason: reason.into(),
+                };
+                let _ = sink.send(Message::Close(Some(frame))).await;
+                return;
+            }
+        };
+        if sink.send(msg).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A text message from the page.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum FromPage {
+    Resize { cols: u64, rows: u64 },
+    Ack { bytes: u64 },
+}
+
+fn side(n: u64) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// Reads the page's messages until it closes. Returns the close to send when the page broke
+/// the protocol, `None` when it simply went away.
+async fn read_loop<St>(
+    stream: &mut St,
+    session: &Session,
+    queue: &ClientQueue,
+) -> Option<(u16, &'static str)>
+where
+    St: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
+    while let Some(msg) = stream.next().await {
+        match msg {
+            Ok(Message::Binary(bytes)) => {
+                // Fails only once the session's writer is gone (the process exited).
+                let _ = session.input().send(bytes).await;
+            }
+            Ok(Message::Text(text)) => match serde_json::from_str::<FromPage>(text.as_str()) {
+                Ok(FromPage::Resize { cols, rows }) => {
+                    session.resize(Size::new(side(rows), side(cols)));
+                }
+                Ok(FromPage::Ack { bytes }) => queue.ack(bytes),
+                Err(_) => queue.push_text(
+                    ToPage::Error {
+                        reason: "bad_message",
+                    }
+                    .to_json(),
+                ),
+            },
+            Ok(Message::Close(_)) => return None,
+            Ok(Message::Ping(_) | Message::Pong(_)) => {}
+            Err(e) => {
+                tracing::debug!(session = session.id(), error = %e, "websocket read failed");
+                return is_too_big(e).then_some((CLOSE_TOO_BIG, "too_big"));
+            }
+        }
+    }
+    None
+}
+
+fn is_too_big(e: axum::Error) -> bool {
+    matches!(
+        e.into_inner().downcast_ref::<tungstenite::Error>(),
+        Some(tungstenite::Error::Capacity(_))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(origin: Option<&str>, host: Option<&str>) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        if let Some(o) = origin {
+            h.insert(header::ORIGIN, HeaderValue::from_str(o).unwrap());
+        }
+        if let Some(v) = host {
+            h.insert(header::HOST, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn origins() {
+        let allowed = vec!["http://devbox:9000".to_owned()];
+        let ok = |o, h| origin_allowed(&headers(o, h), 7681, &allowed);
+        assert!(ok(None, None), "non-browser clients send no Origin");
+        assert!(ok(Some("http://127.0.0.1:7681"), Some("127.0.0.1:7681")));
+        assert!(ok(Some("http://localhost:7681"), Some("localhost:7681")));
+        assert!(ok(Some("http://127.0.0.1:7681"), None));
+        assert!(ok(
+            Some("http://192.168.1.5:7681"),
+            Some("192.168.1.5:7681")
+        ));
+        assert!(ok(Some("http://[::1]:7681"), Some("[::1]:7681")));
+        assert!(ok(Some("http://devbox:9000"), Some("devbox:9000")));
+        assert!(!ok(Some("http://evil.example"), Some("127.0.0.1:7681")));
+        assert!(!ok(Some("http://127.0.0.1:7682"), Some("127.0.0.1:7681")));
+        assert!(!ok(Some("null"), Some("127.0.0.1:7681")));
+        // DNS rebinding: the attacker's name resolves to us, Host and Origin agree.
+        assert!(!ok(
+            Some("http://evil.example:7681"),
+            Some("evil.example:7681")
+        ));
+    }
+
+    #[test]
+    fn targets() {
+        assert_eq!(target(None), Target::New);
+        assert_eq!(target(Some("")), Target::New);
+        assert_eq!(target(Some("session=12")), Target::Existing(12));
+        assert_eq!(target(Some("x=1&session=3")), Target::Existing(3));
+        assert_eq!(target(Some("session=abc")), Target::Invalid);
+        assert_eq!(target(Some("session=-1")), Target::Invalid);
+    }
+}

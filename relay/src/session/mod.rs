@@ -1,0 +1,426 @@
+//! PTY sessions: a child on a PTY, the relay's own emulator of its screen, and the pages
+//! attached to it.
+//!
+//! - [`pty`]: spawning and the blocking reader, writer and waiter threads;
+//! - [`fanout`]: the bounded per-page queue ([`fanout::ClientQueue`]);
+//! - [`registry`]: the live sessions by id, creation, shutdown.
+//!
+//! A session's pump task owns the output path: each chunk from the PTY is fed to the session's
+//! [`Terminal`] and queued to every attached page under one lock, so a page attaching (which
+//! takes a snapshot under the same lock) sees exactly the output that follows its snapshot.
+//! Input from pages bypasses all of this and goes to the PTY's writer thread.
+
+pub mod fanout;
+pub mod pty;
+pub mod registry;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::Bytes;
+use portable_pty::{ChildKiller, MasterPty};
+use serde::Serialize;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+use wterm_core::{Size, Terminal};
+
+use crate::limits::{EXIT_DRAIN, EXIT_DRAIN_MAX, SCROLLBACK_ROWS};
+use fanout::{ClientQueue, Frame};
+
+/// A session id: a positive integer, assigned from 1 upwards and never reused while the relay
+/// runs.
+pub type SessionId = u64;
+
+/// Bytes put before a snapshot that replaces a lagged page's screen, so the snapshot rebuilds
+/// the page's terminal as it would a fresh one: CAN ends any escape sequence the dropped output
+/// left half-sent; RIS (`ESC c`) resets screen, history and modes; then what RIS leaves alone in
+/// wterm-core is cleared too: the title (empty OSC 2) and both screens' kitty keyboard flag
+/// stacks (`CSI < 99 u` pops them all; `CSI ? 47 h/l` visits the alternate screen, blank after
+/// RIS). The snapshot then sets whatever the session really has.
+const RESYNC_PREFIX: &[u8] = b"\x18\x1bc\x1b]2;\x07\x1b[<99u\x1b[?47h\x1b[<99u\x1b[?47l";
+
+/// A JSON control message to a page (a text websocket frame); see `http/ws.rs` for the protocol.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ToPage<'a> {
+    /// The id of a session made for this socket (sent first when `/ws` had no `session`).
+    Session {
+        /// The new session's id.
+        id: SessionId,
+    },
+    /// The session's size; sent first on attach and to every page after a resize.
+    Resized {
+        /// Columns.
+        cols: u16,
+        /// Rows.
+        rows: u16,
+    },
+    /// The window title changed (OSC 0/2); empty when the program cleared it.
+    Title {
+        /// The new title.
+        data: &'a str,
+    },
+    /// The process exited with this code (1 when a signal ended it); a close 1000 follows.
+    Exit {
+        /// The exit code.
+        code: i32,
+    },
+    /// A message from the page was not understood, or the relay refused something.
+    Error {
+        /// A short code, such as `bad_message`.
+        reason: &'a str,
+    },
+}
+
+impl ToPage<'_> {
+    /// The message as JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// What `GET /sessions` says about a session.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// The session id.
+    pub id: SessionId,
+    /// The title the program set, or `null`.
+    pub title: Option<String>,
+    /// Width in columns.
+    pub cols: u16,
+    /// Height in rows.
+    pub rows: u16,
+    /// The child's process id, or `null` when unknown.
+    pub pid: Option<u32>,
+}
+
+struct Inner {
+    terminal: Terminal,
+    master: Box<dyn MasterPty + Send>,
+    clients: Vec<Arc<ClientQueue>>,
+    exit: Option<i32>,
+}
+
+/// One live session. Shared as `Arc<Session>` by the registry, its pump task and the sockets
+/// attached to it.
+pub struct Session {
+    id: SessionId,
+    pid: Option<u32>,
+    inner: Mutex<Inner>,
+    input: mpsc::Sender<Bytes>,
+    killer: Mutex<Box<dyn ChildKiller + Send + Sync>>,
+    ended: watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .field("pid", &self.pid)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The output side of a session, to be driven by [`Pump::run`] on the runtime.
+pub struct Pump {
+    session: Arc<Session>,
+    output: mpsc::Receiver<Bytes>,
+    exited: oneshot::Receiver<i32>,
+}
+
+impl Session {
+    /// Starts `program` on a new PTY of `size` (clamped). The returned [`Pump`] must be run for
+    /// output to flow.
+    pub fn start(id: SessionId, program: &str, size: Size) -> std::io::Result<(Arc<Self>, Pump)> {
+        let size = size.clamped();
+        let pty = pty::spawn(program, size)?;
+        let session = Arc::new(Session {
+            id,
+            pid: pty.pid,
+            inner: Mutex::new(Inner {
+                terminal: Terminal::new(size, SCROLLBACK_ROWS),
+                master: pty.master,
+                clients: Vec::new(),
+                exit: None,
+            }),
+            input: pty.input,
+            killer: Mutex::new(pty.killer),
+            ended: watch::Sender::new(false),
+        });
+        let pump = Pump {
+            session: session.clone(),
+            output: pty.output,
+            exited: pty.exited,
+        };
+        Ok((session, pump))
+    }
+
+    /// The session id.
+    pub fn id(&self) -> SessionId {
+        self.id
+    }
+
+    /// The child's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Id, title, size and pid.
+    pub fn info(&self) -> SessionInfo {
+        let inner = self.lock();
+        let size = inner.terminal.size();
+        SessionInfo {
+            id: self.id,
+            title: inner.terminal.title().map(str::to_owned),
+            cols: size.cols,
+            rows: size.rows,
+            pid: self.pid,
+        }
+    }
+
+    /// A sender of input bytes to the program (through the PTY's writer thread, in order).
+    pub fn input(&self) -> &mpsc::Sender<Bytes> {
+        &self.input
+    }
+
+    /// Attaches a page: its queue starts with `resized`, the snapshot, and the title if there is
+    /// one; live output follows. On a session that already ended, `exit` and a close follow.
+    pub fn attach(&self) -> Arc<ClientQueue> {
+        let queue = Arc::new(ClientQueue::new());
+        let mut inner = self.lock();
+        queue.reset(screen_frames(&mut inner.terminal, b""));
+        if let Some(code) = inner.exit {
+            queue.push_text(ToPage::Exit { code }.to_json());
+            queue.close(1000, "exited");
+        }
+        inner.clients.push(queue.clone());
+        queue
+    }
+
+    /// Detaches a page's queue; the session goes on.
+    pub fn detach(&self, queue: &Arc<ClientQueue>) {
+        self.lock().clients.retain(|q| !Arc::ptr_eq(q, queue));
+    }
+
+    /// Rebuilds a lagged page's queue: reset, `resized`, snapshot, title.
+    pub fn resync(&self, queue: &ClientQueue) {
+        let mut inner = self.lock();
+        queue.reset(screen_frames(&mut inner.terminal, RESYNC_PREFIX));
+    }
+
+    /// Resizes the PTY and the emulator to `size` (clamped) and tells every page.
+    pub fn resize(&self, size: Size) {
+        let size = size.clamped();
+        let mut inner = self.lock();
+        inner.terminal.resize(size);
+        pty::resize(&*inner.master, size);
+        let msg = ToPage::Resized {
+            cols: size.cols,
+            rows: size.rows,
+        }
+        .to_json();
+        for c in &inner.clients {
+            c.push_text(msg.clone());
+        }
+    }
+
+    /// Asks the child to end (SIGHUP).
+    pub fn hangup(&self) {
+        let mut killer = self.killer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = killer.kill() {
+            tracing::debug!(session = self.id, error = %e, "SIGHUP failed");
+        }
+    }
+
+    /// Whether the session has ended (its exit was sent to the pages).
+    pub fn has_ended(&self) -> bool {
+        *self.ended.borrow()
+    }
+
+    /// Waits until the session has ended.
+    pub async fn wait_ended(&self) {
+        let mut rx = self.ended.subscribe();
+        let _ = rx.wait_for(|ended| *ended).await;
+    }
+
+    fn on_output(&self, chunk: Bytes) {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        let effects = match catch_unwind(AssertUnwindSafe(|| inner.terminal.feed(&chunk))) {
+            Ok(effects) => effects,
+            Err(_) => {
+                // wterm-core promises not to panic; if it does, keep the session alive with a
+                // blank emulator rather than losing the shell.
+                tracing::error!(
+                    session = self.id,
+                    "the emulator panicked; its screen was reset"
+                );
+                inner.terminal = Terminal::new(inner.terminal.size(), SCROLLBACK_ROWS);
+                Default::default()
+            }
+        };
+        // With a page attached, the page's own emulator answers queries (DA1, CPR, ...); with
+        // none, answer them here so a program waiting for a reply does not hang.
+        if inner.clients.is_empty() && !effects.replies.is_empty() {
+            if let Err(e) = self.input.try_send(Bytes::from(effects.replies)) {
+                tracing::warn!(session = self.id, error = %e, "dropped a query reply: input queue full");
+            }
+        }
+        for c in &inner.clients {
+            c.push_output(chunk.clone());
+        }
+        if effects.title_changed {
+            let msg = ToPage::Title {
+                data: inner.terminal.title().unwrap_or(""),
+            }
+            .to_json();
+            for c in &inner.clients {
+                c.push_text(msg.clone());
+            }
+        }
+    }
+
+    fn finish(&self, code: i32) {
+        let mut inner = self.lock();
+        inner.exit = Some(code);
+        let msg = ToPage::Exit { code }.to_json();
+        for c in &inner.clients {
+            c.push_text(msg.clone());
+            c.close(1000, "exited");
+        }
+        drop(inner);
+        self.ended.send_replace(true);
+    }
+}
+
+/// `resized`, the snapshot (after `prefix`), and the title when set: what a page needs to show
+/// the session's screen from nothing.
+fn screen_frames(terminal: &mut Terminal, prefix: &[u8]) -> Vec<Frame> {
+    let size = terminal.size();
+    let mut snapshot = prefix.to_vec();
+    snapshot.extend_from_slice(&terminal.snapshot());
+    let mut frames = vec![
+        Frame::Text(
+            ToPage::Resized {
+                cols: size.cols,
+                rows: size.rows,
+            }
+            .to_json(),
+        ),
+        Frame::Snapshot(Bytes::from(snapshot)),
+    ];
+    if let Some(title) = terminal.title() {
+        frames.push(Frame::Text(ToPage::Title { data: title }.to_json()));
+    }
+    frames
+}
+
+impl Pump {
+    /// Moves output from the PTY to the emulator and the pages until the child has exited and
+    /// its output is drained, then sends `exit` to the pages. Returns the session.
+    pub async fn run(self) -> Arc<Session> {
+        let Pump {
+            session,
+            mut output,
+            mut exited,
+        } = self;
+        let code = loop {
+            tokio::select! {
+                biased;
+                chunk = output.recv() => match chunk {
+                    Some(chunk) => session.on_output(chunk),
+                    // EOF: every slave descriptor is closed; the child is gone or going.
+                    None => break (&mut exited).await.unwrap_or(-1),
+                },
+                code = &mut exited => {
+                    // The child is reaped, but a background job may still hold the PTY open:
+                    // take what is still coming, for a bounded time.
+                    let deadline = Instant::now() + EXIT_DRAIN_MAX;
+                    while let Ok(Some(chunk)) =
+                        tokio::time::timeout(EXIT_DRAIN.min(until(deadline)), output.recv()).await
+                    {
+                        session.on_output(chunk);
+                    }
+                    break code.unwrap_or(-1);
+                }
+            }
+        };
+        tracing::info!(session = session.id, code, "session ended");
+        session.finish(code);
+        session
+    }
+}
+
+fn until(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a page shows, as far as the relay's protocol is concerned.
+    fn view(t: &mut Terminal) -> (String, String, wterm_core::Modes, usize, Option<String>) {
+        let history = t.scrollback_rows();
+        (
+            t.screen_text(),
+            t.tail_text(10_000),
+            t.modes(),
+            history,
+            t.title().map(str::to_owned),
+        )
+    }
+
+    /// A page resynced mid-stream must end up where a freshly attached page does, whatever its
+    /// terminal showed before and whatever half-sent sequence it was in.
+    #[test]
+    fn a_resync_rebuilds_a_dirty_terminal_like_a_fresh_attach() {
+        let size = Size::new(6, 20);
+        let mut truth = Terminal::new(size, 100);
+        for i in 0..12 {
+            truth.feed(format!("line {i}\r\n").as_bytes());
+        }
+        truth.feed(b"\x1b]2;truth\x07\x1b[?2004h\x1b[31mred\x1b[m $ ");
+        let snapshot = truth.snapshot();
+
+        let mut fresh = Terminal::new(size, 100);
+        fresh.feed(&snapshot);
+
+        let mut dirty = Terminal::new(size, 100);
+        for i in 0..40 {
+            dirty.feed(format!("stale {i}\r\n").as_bytes());
+        }
+        // Modes the truth does not have, and a CSI cut in the middle by the dropped output.
+        dirty.feed(b"\x1b[?1h\x1b[?25l\x1b]2;stale\x07\x1b[>5u\x1b[3");
+        dirty.feed(RESYNC_PREFIX);
+        dirty.feed(&snapshot);
+
+        assert_eq!(view(&mut dirty), view(&mut fresh));
+        assert_eq!(view(&mut fresh), view(&mut truth));
+    }
+
+    #[test]
+    fn a_resync_clears_what_the_session_does_not_have() {
+        let size = Size::new(6, 20);
+        let mut truth = Terminal::new(size, 100);
+        truth.feed(b"plain $ ");
+        let mut dirty = Terminal::new(size, 100);
+        dirty.feed(b"\x1b]2;stale\x07\x1b[>1u\x1b[?1049h\x1b[>8u\x1b[?1049l");
+        assert_eq!(dirty.title(), Some("stale"));
+        assert_eq!(dirty.modes().kitty_flags, 1);
+        dirty.feed(RESYNC_PREFIX);
+        dirty.feed(&truth.snapshot());
+        assert_eq!(view(&mut dirty), view(&mut truth));
+        dirty.feed(b"\x1b[?1049h");
+        assert_eq!(
+            dirty.modes().kitty_flags,
+            0,
+            "the alternate screen's stack was cleared"
+        );
+    }
+}

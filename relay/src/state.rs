@@ -1,0 +1,48 @@
+//! [`AppState`]: what every handler shares.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use tokio_util::task::TaskTracker;
+
+use crate::config::Config;
+use crate::session::registry::Registry;
+
+/// The relay's shared state: a cheap-clone handle over [`Shared`].
+#[derive(Debug, Clone)]
+pub struct AppState(Arc<Shared>);
+
+/// The fields behind [`AppState`].
+#[derive(Debug)]
+pub struct Shared {
+    /// The resolved configuration (holds the page token).
+    pub config: Config,
+    /// The port actually bound (differs from `config.port` when that was 0); part of the
+    /// relay's own origin, which `/ws` accepts.
+    pub port: u16,
+    /// The live sessions.
+    pub registry: Registry,
+    /// The websocket tasks, so shutdown can wait for their goodbyes.
+    pub sockets: TaskTracker,
+}
+
+impl AppState {
+    /// State for a relay bound to `port`.
+    pub fn new(config: Config, port: u16) -> Self {
+        let registry = Registry::new(config.shell.clone());
+        AppState(Arc::new(Shared {
+            config,
+            port,
+            registry,
+            sockets: TaskTracker::new(),
+        }))
+    }
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}

@@ -1,0 +1,192 @@
+//! The HTTP routes: page-token realm, credentials in URLs, static files.
+
+use serde_json::json;
+
+use crate::support::{http, Options, Relay};
+
+#[tokio::test]
+async fn info_and_sessions_need_the_page_token() {
+    let relay = Relay::start().await;
+    for (method, path) in [
+        ("GET", "/info"),
+        ("GET", "/sessions"),
+        ("POST", "/sessions"),
+    ] {
+        for auth in [None, Some("Bearer wrong"), Some("Basic abc")] {
+            let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", *a)).collect();
+            let r = http(relay.port, method, path, &headers, "").await;
+            assert_eq!(
+                (r.status, r.json()),
+                (401, json!({"error": "auth_required"})),
+                "{method} {path} {auth:?}"
+            );
+        }
+    }
+    let r = relay.get("/info").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.json(),
+        json!({"ok": true, "version": env!("CARGO_PKG_VERSION")})
+    );
+    // The token is never echoed, and an unknown path is a 404 rather than a 401.
+    assert!(
+        !relay.log().contains(&relay.token),
+        "the token reached the log"
+    );
+    assert_eq!(
+        http(relay.port, "GET", "/no-such-route", &[], "")
+            .await
+            .status,
+        404
+    );
+}
+
+#[tokio::test]
+async fn sessions_are_created_and_listed() {
+    let relay = Relay::start().await;
+    assert_eq!(relay.get("/sessions").await.json(), json!([]));
+    let a = relay.post("/sessions", "").await;
+    assert_eq!((a.status, a.json()), (200, json!({"id": 1})));
+    let b = relay.post("/sessions", r#"{"cols":100,"rows":30}"#).await;
+    assert_eq!(b.json(), json!({"id": 2}));
+    let list = relay.get("/sessions").await.json();
+    let rows = list.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{list}");
+    assert_eq!(
+        (
+            rows[0]["id"].as_u64(),
+            rows[0]["cols"].as_u64(),
+            rows[0]["rows"].as_u64()
+        ),
+        (Some(1), Some(80), Some(24))
+    );
+    assert_eq!(
+        (
+            rows[1]["id"].as_u64(),
+            rows[1]["cols"].as_u64(),
+            rows[1]["rows"].as_u64()
+        ),
+        (Some(2), Some(100), Some(30))
+    );
+    assert!(rows[1]["pid"].as_u64().is_some_and(|p| p > 1), "{list}");
+    assert!(rows[1].get("title").is_some(), "{list}");
+
+    for (body, code) in [
+        (r#"{"cols":0}"#, "bad_dims"),
+        (r#"{"rows":1001}"#, "bad_dims"),
+        (r#"{"cols":"80"}"#, "bad_dims"),
+        ("[]", "bad_json"),
+        ("{", "bad_json"),
+    ] {
+        let r = relay.post("/sessions", body).await;
+        assert_eq!(
+            (r.status, r.json()),
+            (400, json!({"error": code})),
+            "{body}"
+        );
+    }
+    assert_eq!(
+        relay
+            .get("/sessions")
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn credentials_in_a_url_query_are_refused_everywhere() {
+    let relay = Relay::start().await;
+    let auth = format!("Bearer {}", relay.token);
+    for path in [
+        "/?token=x",
+        "/info?auth=1",
+        "/sessions?admin_token=x",
+        "/ws?session=1&token=x",
+        "/nope?tok%65n=1",
+    ] {
+        let r = http(relay.port, "GET", path, &[("Authorization", &auth)], "").await;
+        assert_eq!(
+            (r.status, r.json()),
+            (400, json!({"error": "token_in_url"})),
+            "{path}"
+        );
+    }
+    // Other query keys are fine.
+    assert_eq!(
+        http(
+            relay.port,
+            "GET",
+            "/info?x=token",
+            &[("Authorization", &auth)],
+            ""
+        )
+        .await
+        .status,
+        200
+    );
+}
+
+#[tokio::test]
+async fn serves_the_page_and_the_wasm_package() {
+    let site = tempfile::tempdir().unwrap();
+    let www = site.path().join("www");
+    let pkg = site.path().join("pkg");
+    std::fs::create_dir_all(&www).unwrap();
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        www.join("index.html"),
+        "<!doctype html><title>wterm</title>",
+    )
+    .unwrap();
+    std::fs::write(www.join("app.js"), "export {}").unwrap();
+    std::fs::write(pkg.join("wterm_wasm_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let relay = Relay::start_with(Options {
+        args: vec![
+            "--www-dir".into(),
+            www.display().to_string(),
+            "--pkg-dir".into(),
+            pkg.display().to_string(),
+        ],
+        ..Options::default()
+    })
+    .await;
+
+    let index = http(relay.port, "GET", "/", &[], "").await;
+    assert_eq!(index.status, 200);
+    assert!(index
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
+    assert_eq!(index.header("cache-control"), Some("no-cache"));
+    assert!(index.body.contains("<title>wterm</title>"));
+
+    let js = http(relay.port, "GET", "/app.js", &[], "").await;
+    assert_eq!(js.status, 200);
+    assert!(
+        js.header("content-type").unwrap().contains("javascript"),
+        "{:?}",
+        js.headers
+    );
+
+    let wasm = http(relay.port, "GET", "/pkg/wterm_wasm_bg.wasm", &[], "").await;
+    assert_eq!(wasm.status, 200);
+    assert_eq!(wasm.header("content-type"), Some("application/wasm"));
+    assert_eq!(wasm.header("cache-control"), Some("no-cache"));
+
+    assert_eq!(
+        http(relay.port, "GET", "/pkg/missing.js", &[], "")
+            .await
+            .status,
+        404
+    );
+    assert_ne!(
+        http(relay.port, "GET", "/../Cargo.toml", &[], "")
+            .await
+            .status,
+        200
+    );
+}

@@ -1,0 +1,481 @@
+//! Shared by every test: a real `wterm-relay` process on 127.0.0.1:0 with test secrets, a raw
+//! HTTP/1.1 client, and a websocket "page".
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::{SinkExt as _, StreamExt as _};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// Upper bound for any single wait in these tests; generous for a loaded 2-core machine.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// How a relay is started.
+pub struct Options {
+    /// `WEB_TERMINAL_TOKEN`; `None` leaves it unset (the relay mints or reads its sidecar).
+    pub env_token: Option<String>,
+    /// Extra command-line arguments.
+    pub args: Vec<String>,
+    /// A state directory to reuse (else a fresh one in the temp dir).
+    pub state_dir: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            env_token: Some(format!("test-token-{}", std::process::id())),
+            args: vec![],
+            state_dir: None,
+        }
+    }
+}
+
+/// A running relay; killed (SIGTERM, then SIGKILL) when dropped, its log printed if the test
+/// failed.
+pub struct Relay {
+    pub port: u16,
+    pub token: String,
+    pub state_dir: PathBuf,
+    /// Holds the relay's home, state and log; removed on drop.
+    _dir: tempfile::TempDir,
+    child: Child,
+    log: PathBuf,
+}
+
+impl Relay {
+    pub async fn start() -> Relay {
+        Relay::start_with(Options::default()).await
+    }
+
+    pub async fn start_with(opts: Options) -> Relay {
+        let dir = tempfile::tempdir().unwrap();
+        let state_dir = opts
+            .state_dir
+            .clone()
+            .unwrap_or_else(|| dir.path().join("state"));
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let log = dir.path().join("relay.log");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wterm-relay"));
+        cmd.arg("--port")
+            .arg("0")
+            .arg("--state-dir")
+            .arg(&state_dir)
+            .args(&opts.args)
+            .env("SHELL", "/bin/bash")
+            .env("HOME", &home)
+            .env("RUST_LOG", "wterm_relay=debug")
+            .env_remove("WEB_TERMINAL_TOKEN")
+            .current_dir(&home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .kill_on_drop(true);
+        if let Some(token) = &opts.env_token {
+            cmd.env("WEB_TERMINAL_TOKEN", token);
+        }
+        let mut child = cmd.spawn().expect("start wterm-relay");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(WAIT, lines.next_line())
+            .await
+            .expect("the relay printed no URL line in time")
+            .unwrap()
+            .unwrap_or_else(|| {
+                panic!(
+                    "the relay exited: {}",
+                    std::fs::read_to_string(&log).unwrap()
+                )
+            });
+        let url = line
+            .strip_prefix("wterm-relay listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        let (base, token) = url.split_once("/#token=").expect("URL with #token=");
+        let port = base.rsplit_once(':').unwrap().1.parse().unwrap();
+        assert!(base.starts_with("http://127.0.0.1:"), "{url}");
+        Relay {
+            port,
+            token: token.to_owned(),
+            state_dir,
+            _dir: dir,
+            child,
+            log,
+        }
+    }
+
+    pub fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id().expect("relay running") as i32
+    }
+
+    /// Sends SIGTERM and waits for the relay to exit; returns its exit status.
+    pub async fn terminate(&mut self) -> std::process::ExitStatus {
+        signal(self.pid(), libc::SIGTERM);
+        tokio::time::timeout(WAIT, self.child.wait())
+            .await
+            .expect("relay exits on SIGTERM")
+            .unwrap()
+    }
+
+    /// `METHOD path` with the page token.
+    pub async fn get(&self, path: &str) -> HttpResponse {
+        http(
+            self.port,
+            "GET",
+            path,
+            &[("Authorization", &format!("Bearer {}", self.token))],
+            "",
+        )
+        .await
+    }
+
+    pub async fn post(&self, path: &str, body: &str) -> HttpResponse {
+        let auth = format!("Bearer {}", self.token);
+        http(
+            self.port,
+            "POST",
+            path,
+            &[
+                ("Authorization", &auth),
+                ("Content-Type", "application/json"),
+            ],
+            body,
+        )
+        .await
+    }
+
+    /// Creates a session with `POST /sessions` and returns its id.
+    pub async fn new_session(&self) -> u64 {
+        let r = self.post("/sessions", "").await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()["id"].as_u64().unwrap()
+    }
+
+    /// A page attached to `session` (a new one when `None`), with the right token and origin.
+    pub async fn attach(&self, session: Option<u64>) -> Page {
+        let query = session
+            .map(|id| format!("?session={id}"))
+            .unwrap_or_default();
+        connect(self.port, &query, Some(&self.token), Some(&self.origin()))
+            .await
+            .expect("attach")
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if let Some(pid) = self.child.id() {
+            signal(pid as i32, libc::SIGTERM);
+        }
+        if std::thread::panicking() {
+            eprintln!("---- relay log ----\n{}", self.log());
+        }
+    }
+}
+
+pub fn signal(pid: i32, sig: i32) {
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid, sig);
+    }
+}
+
+/// Whether a process exists (a zombie counts).
+pub fn process_exists(pid: i32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// A parsed HTTP/1.1 response.
+#[derive(Debug)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl HttpResponse {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {:?}", self.body))
+    }
+}
+
+/// One request over a fresh connection (`Connection: close`), raw bytes both ways.
+pub async fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> HttpResponse {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let mut req =
+        format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(WAIT, stream.read_to_end(&mut raw))
+        .await
+        .expect("HTTP answer in time")
+        .unwrap();
+    let text = String::from_utf8_lossy(&raw);
+    let (head, body) = text.split_once("\r\n\r\n").expect("a complete response");
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    assert!(
+        !headers
+            .iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked")),
+        "this little client does not decode chunked bodies"
+    );
+    HttpResponse {
+        status,
+        headers,
+        body: body.to_owned(),
+    }
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Opens `/ws{query}`, offering `wterm.v1` and, when given, `bearer.TOKEN`.
+pub async fn connect(
+    port: u16,
+    query: &str,
+    token: Option<&str>,
+    origin: Option<&str>,
+) -> Result<Page, tungstenite::Error> {
+    let mut req = format!("ws://127.0.0.1:{port}/ws{query}").into_client_request()?;
+    let protocols = match token {
+        Some(t) => format!("wterm.v1, bearer.{t}"),
+        None => "wterm.v1".to_owned(),
+    };
+    req.headers_mut().insert(
+        "Sec-WebSocket-Protocol",
+        HeaderValue::from_str(&protocols).unwrap(),
+    );
+    if let Some(o) = origin {
+        req.headers_mut()
+            .insert("Origin", HeaderValue::from_str(o).unwrap());
+    }
+    let (ws, resp) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(req))
+        .await
+        .expect("websocket handshake in time")?;
+    Ok(Page::new(ws, &resp))
+}
+
+impl Page {
+    fn new(ws: Ws, resp: &tungstenite::handshake::client::Response) -> Page {
+        let protocol = resp
+            .headers()
+            .get("Sec-WebSocket-Protocol")
+            .map(|v| v.to_str().unwrap().to_owned());
+        Page {
+            ws,
+            protocol,
+            texts: Vec::new(),
+            tail: Vec::new(),
+            received: 0,
+        }
+    }
+}
+
+/// What a page received next.
+#[derive(Debug)]
+pub enum Got {
+    Text(Value),
+    Binary(Bytes),
+    Close(Option<(u16, String)>),
+}
+
+/// A websocket client standing in for the page.
+pub struct Page {
+    ws: Ws,
+    /// The subprotocol the relay selected.
+    pub protocol: Option<String>,
+    /// Text frames seen while waiting for output.
+    pub texts: Vec<Value>,
+    tail: Vec<u8>,
+    /// Output bytes seen by [`Page::wait_output`].
+    pub received: usize,
+}
+
+impl Page {
+    pub async fn next(&mut self) -> Got {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a frame in time")
+                .map(|r| r.expect("websocket error"));
+            return match msg {
+                Some(Message::Text(t)) => Got::Text(serde_json::from_str(t.as_str()).unwrap()),
+                Some(Message::Binary(b)) => Got::Binary(b),
+                Some(Message::Close(f)) => {
+                    Got::Close(f.map(|f| (u16::from(f.code), f.reason.to_string())))
+                }
+                Some(Message::Ping(_) | Message::Pong(_) | Message::Frame(_)) => continue,
+                None => Got::Close(None),
+            };
+        }
+    }
+
+    pub async fn expect_text(&mut self) -> Value {
+        match self.next().await {
+            Got::Text(v) => v,
+            other => panic!("expected a text frame, got {other:?}"),
+        }
+    }
+
+    pub async fn expect_binary(&mut self) -> Bytes {
+        match self.next().await {
+            Got::Binary(b) => b,
+            other => panic!("expected a binary frame, got {other:?}"),
+        }
+    }
+
+    /// The attach preamble: `resized`, then the snapshot. Returns both.
+    pub async fn expect_attach(&mut self) -> (Value, Bytes) {
+        let resized = self.expect_text().await;
+        assert_eq!(resized["type"], "resized", "{resized}");
+        let snapshot = self.expect_binary().await;
+        (resized, snapshot)
+    }
+
+    /// Reads frames until the output contains `needle`, collecting text frames in
+    /// [`Page::texts`]; panics after `within`. Returns the time it took.
+    pub async fn wait_output(&mut self, needle: &[u8], within: Duration) -> Duration {
+        let start = Instant::now();
+        loop {
+            let left = within.checked_sub(start.elapsed()).unwrap_or_else(|| {
+                panic!(
+                    "no {:?} in the output within {within:?}",
+                    String::from_utf8_lossy(needle)
+                )
+            });
+            let msg = tokio::time::timeout(left, self.ws.next())
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "no {:?} in the output within {within:?}; last bytes {:?}",
+                        String::from_utf8_lossy(needle),
+                        String::from_utf8_lossy(&self.tail)
+                    )
+                });
+            match msg.map(|r| r.expect("websocket error")) {
+                Some(Message::Binary(b)) => {
+                    self.received += b.len();
+                    self.tail.extend_from_slice(&b);
+                    if self.tail.windows(needle.len()).any(|w| w == needle) {
+                        self.tail.clear();
+                        return start.elapsed();
+                    }
+                    let keep = self.tail.len().min(needle.len().max(256));
+                    self.tail.drain(..self.tail.len() - keep);
+                }
+                Some(Message::Text(t)) => {
+                    self.texts.push(serde_json::from_str(t.as_str()).unwrap())
+                }
+                Some(Message::Close(f)) => panic!("closed while waiting for output: {f:?}"),
+                Some(_) => {}
+                None => panic!("stream ended while waiting for output"),
+            }
+        }
+    }
+
+    /// Reads until a text frame of `type`, skipping output; returns it.
+    pub async fn wait_text(&mut self, kind: &str) -> Value {
+        if let Some(i) = self.texts.iter().position(|t| t["type"] == kind) {
+            return self.texts.remove(i);
+        }
+        let deadline = Instant::now() + WAIT;
+        while Instant::now() < deadline {
+            match self.next().await {
+                Got::Text(v) if v["type"] == kind => return v,
+                Got::Text(v) => self.texts.push(v),
+                Got::Binary(_) => {}
+                Got::Close(f) => panic!("closed while waiting for {kind}: {f:?}"),
+            }
+        }
+        panic!("no {kind} frame in time")
+    }
+
+    /// Reads until the close frame, skipping everything else; returns its code and reason.
+    pub async fn wait_close(&mut self) -> (u16, String) {
+        let deadline = Instant::now() + WAIT;
+        while Instant::now() < deadline {
+            match self.next().await {
+                Got::Close(Some(f)) => return f,
+                Got::Close(None) => panic!("the stream ended without a close frame"),
+                Got::Text(v) => self.texts.push(v),
+                Got::Binary(_) => {}
+            }
+        }
+        panic!("no close frame in time")
+    }
+
+    pub async fn send_input(&mut self, bytes: &[u8]) {
+        self.ws
+            .send(Message::Binary(Bytes::copy_from_slice(bytes)))
+            .await
+            .unwrap();
+    }
+
+    pub async fn send_json(&mut self, v: Value) {
+        self.ws
+            .send(Message::Text(v.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    pub async fn close(mut self) {
+        let _ = self
+            .ws
+            .close(Some(tungstenite::protocol::CloseFrame {
+                code: CloseCode::Normal,
+                reason: "".into(),
+            }))
+            .await;
+        // Read the relay's answering close.
+        let _ = tokio::time::timeout(WAIT, async {
+            while let Some(Ok(_)) = self.ws.next().await {}
+        })
+        .await;
+    }
+}

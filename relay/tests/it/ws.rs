@@ -1,0 +1,236 @@
+//! `/ws`: attach, snapshot, input, resize, title, refusals.
+
+use serde_json::json;
+use tokio_tungstenite::tungstenite;
+use wterm_core::{Size, Terminal};
+
+use crate::support::{connect, Relay, WAIT};
+
+/// The screen a snapshot rebuilds in a fresh terminal of the attach size.
+fn screen_of(resized: &serde_json::Value, snapshot: &[u8]) -> String {
+    let size = Size::new(
+        resized["rows"].as_u64().unwrap() as u16,
+        resized["cols"].as_u64().unwrap() as u16,
+    );
+    let mut t = Terminal::new(size, 1000);
+    t.feed(snapshot);
+    t.screen_text()
+}
+
+#[tokio::test]
+async fn attach_run_a_command_and_reattach_to_the_same_screen() {
+    let relay = Relay::start().await;
+    let id = relay.new_session().await;
+
+    let mut page = relay.attach(Some(id)).await;
+    assert_eq!(
+        page.protocol.as_deref(),
+        Some("wterm.v1"),
+        "the relay selects wterm.v1, never the token"
+    );
+    let (resized, _snapshot) = page.expect_attach().await;
+    assert_eq!(resized, json!({"type": "resized", "cols": 80, "rows": 24}));
+
+    page.send_input(b"echo hello-$((6*7))\r").await;
+    page.wait_output(b"hello-42", WAIT).await;
+
+    // A second page gets the same screen back from the relay's emulator.
+    let mut second = relay.attach(Some(id)).await;
+    let (resized, snapshot) = second.expect_attach().await;
+    assert_eq!(resized, json!({"type": "resized", "cols": 80, "rows": 24}));
+    let screen = screen_of(&resized, &snapshot);
+    assert!(screen.contains("hello-42"), "snapshot screen:\n{screen}");
+
+    // Both pages see live output; either may type.
+    second.send_input(b"echo again-$((1+2))\r").await;
+    page.wait_output(b"again-3", WAIT).await;
+    second.wait_output(b"again-3", WAIT).await;
+
+    // Closing a page leaves the session running.
+    page.close().await;
+    let list = relay.get("/sessions").await.json();
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    let mut third = relay.attach(Some(id)).await;
+    let (resized, snapshot) = third.expect_attach().await;
+    assert!(screen_of(&resized, &snapshot).contains("again-3"));
+}
+
+#[tokio::test]
+async fn ws_without_a_session_makes_one_and_says_its_id_first() {
+    let relay = Relay::start().await;
+    let mut page = relay.attach(None).await;
+    let hello = page.expect_text().await;
+    assert_eq!(hello["type"], "session", "{hello}");
+    let id = hello["id"].as_u64().unwrap();
+    page.expect_attach().await;
+    let list = relay.get("/sessions").await.json();
+    assert_eq!(list[0]["id"].as_u64(), Some(id), "{list}");
+    page.send_input(b"echo made-$((20+3))\r").await;
+    page.wait_output(b"made-23", WAIT).await;
+}
+
+#[tokio::test]
+async fn resize_reaches_the_pty_and_every_page() {
+    let relay = Relay::start().await;
+    let id = relay.new_session().await;
+    let mut a = relay.attach(Some(id)).await;
+    a.expect_attach().await;
+    let mut b = relay.attach(Some(id)).await;
+    b.expect_attach().await;
+
+    a.send_json(json!({"type": "resize", "cols": 100, "rows": 30}))
+        .await;
+    let want = json!({"type": "resized", "cols": 100, "rows": 30});
+    assert_eq!(a.wait_text("resized").await, want);
+    assert_eq!(b.wait_text("resized").await, want);
+    a.send_input(b"echo size-$(stty size | tr ' ' x)\r").await;
+    a.wait_output(b"size-30x100", WAIT).await;
+
+    // Out-of-range sizes are clamped, not refused.
+    a.send_json(json!({"type": "resize", "cols": 5000, "rows": 0}))
+        .await;
+    assert_eq!(
+        a.wait_text("resized").await,
+        json!({"type": "resized", "cols": 1000, "rows": 1})
+    );
+    assert_eq!(relay.get("/sessions").await.json()[0]["cols"], 1000);
+
+    // A message the relay does not understand gets an error frame, and the socket stays up.
+    a.send_json(json!({"type": "dance"})).await;
+    assert_eq!(
+        a.wait_text("error").await,
+        json!({"type": "error", "reason": "bad_message"})
+    );
+    a.send_json(json!({"type": "resize", "cols": 80, "rows": 24}))
+        .await;
+    assert_eq!(
+        a.wait_text("resized").await,
+        json!({"type": "resized", "cols": 80, "rows": 24})
+    );
+}
+
+#[tokio::test]
+async fn title_changes_are_sent_and_listed() {
+    let relay = Relay::start().await;
+    let id = relay.new_session().await;
+    let mut page = relay.attach(Some(id)).await;
+    page.expect_attach().await;
+    page.send_input(b"printf '\\033]2;%s\\007' \"ti-$((3*3))\"\r")
+        .await;
+    assert_eq!(
+        page.wait_text("title").await,
+        json!({"type": "title", "data": "ti-9"})
+    );
+    assert_eq!(relay.get("/sessions").await.json()[0]["title"], "ti-9");
+    // A page attaching later gets the title after its snapshot.
+    let mut later = relay.attach(Some(id)).await;
+    later.expect_attach().await;
+    assert_eq!(
+        later.expect_text().await,
+        json!({"type": "title", "data": "ti-9"})
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_or_missing_token_is_closed_with_4401() {
+    let relay = Relay::start().await;
+    let id = relay.new_session().await;
+    for token in [Some("wrong"), None, Some("")] {
+        let mut page = connect(
+            relay.port,
+            &format!("?session={id}"),
+            token,
+            Some(&relay.origin()),
+        )
+        .await
+        .expect("the upgrade itself succeeds");
+        let (code, reason) = page.wait_close().await;
+        assert_eq!(
+            (code, reason.as_str()),
+            (4401, "auth_required"),
+            "token {token:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_session_is_closed_with_4404() {
+    let relay = Relay::start().await;
+    for query in ["?session=99", "?session=abc"] {
+        let mut page = connect(relay.port, query, Some(&relay.token), None)
+            .await
+            .unwrap();
+        assert_eq!(page.wait_close().await.0, 4404, "{query}");
+    }
+    assert_eq!(
+        relay.get("/sessions").await.json(),
+        json!([]),
+        "no session was made"
+    );
+}
+
+#[tokio::test]
+async fn a_foreign_origin_is_refused_before_the_upgrade() {
+    let relay = Relay::start().await;
+    let id = relay.new_session().await;
+    for origin in ["http://evil.example", "null", "http://127.0.0.1:1"] {
+        match connect(
+            relay.port,
+            &format!("?session={id}"),
+            Some(&relay.token),
+            Some(origin),
+        )
+        .await
+        {
+            Err(tungstenite::Error::Http(resp)) => {
+                assert_eq!(resp.status(), 403, "{origin}");
+                let body = String::from_utf8_lossy(resp.body().as_deref().unwrap_or_default())
+                    .into_owned();
+                assert!(body.contains("bad_origin"), "{body}");
+            }
+            Err(e) => panic!("{origin}: unexpected error {e}"),
+            Ok(_) => panic!("{origin}: upgrade accepted"),
+        }
+    }
+    // The relay's own origin in its localhost spelling, and no Origin at all, are accepted.
+    let own = format!("http://localhost:{}", relay.port);
+    let mut page = connect(
+        relay.port,
+        &format!("?session={id}"),
+        Some(&relay.token),
+        Some(&own),
+    )
+    .await
+    .unwrap();
+    page.expect_attach().await;
+    let mut page = connect(
+        relay.port,
+        &format!("?session={id}"),
+        Some(&relay.token),
+        None,
+    )
+    .await
+    .unwrap();
+    page.expect_attach().await;
+}
+
+#[tokio::test]
+async fn an_allowed_extra_origin_may_attach() {
+    let relay = Relay::start_with(crate::support::Options {
+        args: vec![
+            "--allow-origin".into(),
+            "http://devbox.example:9000/".into(),
+        ],
+        ..Default::default()
+    })
+    .await;
+    let mut page = connect(
+        relay.port,
+        "",
+        Some(&relay.token),
+        Some("http://devbox.example:9000"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(page.expect_text().await["type"], "session");
+}

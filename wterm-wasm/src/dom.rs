@@ -1,0 +1,134 @@
+//! DOM plumbing shared by the renderer and the input handlers: event listeners that remove
+//! themselves when dropped, the stylesheet injected once per document, element creation.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{AddEventListenerOptions, Document, Element, Event, EventTarget, HtmlElement};
+
+/// `id` of the `<style>` element the first terminal of a document adds to `<head>`.
+pub(crate) const STYLE_ID: &str = "wterm-style";
+
+/// The stylesheet: theme and palette as CSS custom properties on `.wterm` (a page may override
+/// any of them), the row/span layout, cursor and hidden input.
+///
+/// Layout: the viewport scrolls over `history + rows` rows; the screen inside it is
+/// `position: sticky`, so it always covers the visible area and the renderer draws the rows of
+/// the current view offset into it. Every span is exactly `--n` cells wide and every wide
+/// character sits in a two-cell box, so columns stay aligned whatever the fallback fonts
+/// measure.
+const STYLE_CSS: &str = concat!(
+    ".wterm{",
+    "--wterm-bg:#1e1e1e;--wterm-fg:#d4d4d4;",
+    "--wterm-c0:#000000;--wterm-c1:#cd0000;--wterm-c2:#00cd00;--wterm-c3:#cdcd00;",
+    "--wterm-c4:#0000ee;--wterm-c5:#cd00cd;--wterm-c6:#00cdcd;--wterm-c7:#e5e5e5;",
+    "--wterm-c8:#7f7f7f;--wterm-c9:#ff0000;--wterm-c10:#00ff00;--wterm-c11:#ffff00;",
+    "--wterm-c12:#5c5cff;--wterm-c13:#ff00ff;--wterm-c14:#00ffff;--wterm-c15:#ffffff;",
+    "--wterm-font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,'DejaVu Sans Mono',",
+    "'Liberation Mono','Courier New',monospace;--wterm-font-size:14px;",
+    "--wterm-cell-w:8px;--wterm-cell-h:17px;--wterm-cols:80;--wterm-rows:24;--wterm-history:0;",
+    "--wterm-sb-w:0px;",
+    "position:relative;box-sizing:border-box;width:100%;height:100%;overflow:hidden;",
+    "background:var(--wterm-bg);color:var(--wterm-fg);font-family:var(--wterm-font-family);",
+    "font-size:var(--wterm-font-size);font-variant-ligatures:none;font-kerning:none;cursor:text}",
+    ".wterm-viewport{position:relative;overflow-x:hidden;overflow-y:auto;",
+    "scrollbar-gutter:stable;scrollbar-width:thin;",
+    "scrollbar-color:rgba(128,128,128,.5) transparent;",
+    "width:calc(var(--wterm-cell-w)*var(--wterm-cols) + var(--wterm-sb-w));",
+    "height:calc(var(--wterm-cell-h)*var(--wterm-rows))}",
+    ".wterm-screen{position:sticky;top:0;overflow:hidden;",
+    "width:calc(var(--wterm-cell-w)*var(--wterm-cols));",
+    "height:calc(var(--wterm-cell-h)*var(--wterm-rows))}",
+    ".wterm-spacer{height:calc(var(--wterm-cell-h)*var(--wterm-history))}",
+    ".wterm-row{display:flex;height:var(--wterm-cell-h);line-height:var(--wterm-cell-h);",
+    "white-space:pre;overflow:hidden}",
+    ".wterm-row>span{flex:none;width:calc(var(--wterm-cell-w)*var(--n,1))}",
+    ".wterm-w{display:inline-block;vertical-align:top;text-align:center;",
+    "width:calc(var(--wterm-cell-w)*2)}",
+    ".wterm-b{font-weight:bold}.wterm-i{font-style:italic}.wterm-u{text-decoration:underline}",
+    ".wterm-cursor{position:absolute;pointer-events:none;white-space:pre;text-align:center;",
+    "left:calc(var(--wterm-cell-w)*var(--cx,0));top:calc(var(--wterm-cell-h)*var(--cy,0));",
+    "width:calc(var(--wterm-cell-w)*var(--cn,1));height:var(--wterm-cell-h);",
+    "line-height:var(--wterm-cell-h)}",
+    ".wterm:not(.wterm-focus) .wterm-cursor{background:transparent!important;",
+    "color:transparent!important;outline:1px solid var(--wterm-fg);outline-offset:-1px}",
+    ".wterm-input{position:absolute;left:calc(var(--wterm-cell-w)*var(--cx,0));",
+    "top:calc(var(--wterm-cell-h)*var(--cy,0));width:1px;height:var(--wterm-cell-h);",
+    "margin:0;padding:0;border:0;outline:none;resize:none;overflow:hidden;opacity:0;",
+    "color:transparent;background:transparent;caret-color:transparent;white-space:pre;",
+    "font:inherit;z-index:-1}",
+    ".wterm-measure{position:absolute;top:0;left:0;visibility:hidden;white-space:pre;",
+    "line-height:normal}",
+);
+
+/// An event listener registered on `target` that is removed when this value is dropped
+/// (gloo-events' `EventListener`, without the dependency). The closure lives exactly as long
+/// as the registration.
+#[must_use = "the listener is removed when this value is dropped"]
+pub(crate) struct Listener {
+    target: EventTarget,
+    kind: &'static str,
+    closure: Closure<dyn FnMut(Event)>,
+}
+
+impl Listener {
+    /// Adds `f` as a `kind` listener on `target`. `passive: false` lets `f` call
+    /// `preventDefault` on events (wheel, touch) that browsers make passive by default.
+    pub(crate) fn new(
+        target: &EventTarget,
+        kind: &'static str,
+        passive: bool,
+        f: impl FnMut(Event) + 'static,
+    ) -> Result<Listener, JsValue> {
+        let closure = Closure::<dyn FnMut(Event)>::new(f);
+        let opts = AddEventListenerOptions::new();
+        opts.set_passive(passive);
+        target.add_event_listener_with_callback_and_add_event_listener_options(
+            kind,
+            closure.as_ref().unchecked_ref(),
+            &opts,
+        )?;
+        Ok(Listener {
+            target: target.clone(),
+            kind,
+            closure,
+        })
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self
+            .target
+            .remove_event_listener_with_callback(self.kind, self.closure.as_ref().unchecked_ref());
+    }
+}
+
+/// Adds the stylesheet to `doc` unless a terminal already did (looked up by [`STYLE_ID`]).
+pub(crate) fn inject_style(doc: &Document) -> Result<(), JsValue> {
+    if doc.get_element_by_id(STYLE_ID).is_some() {
+        return Ok(());
+    }
+    let style = doc.create_element("style")?;
+    style.set_id(STYLE_ID);
+    style.set_text_content(Some(STYLE_CSS));
+    match doc.head() {
+        Some(head) => head.append_child(&style)?,
+        None => doc
+            .document_element()
+            .ok_or("no document element")?
+            .append_child(&style)?,
+    };
+    Ok(())
+}
+
+/// A new `<tag class="class">` owned by `doc` (not yet attached).
+pub(crate) fn element(doc: &Document, tag: &str, class: &str) -> Result<HtmlElement, JsValue> {
+    let el: Element = doc.create_element(tag)?;
+    el.set_class_name(class);
+    el.dyn_into::<HtmlElement>().map_err(JsValue::from)
+}
+
+/// Sets a CSS custom property (or any property) in `el`'s inline style.
+pub(crate) fn set_var(el: &HtmlElement, name: &str, value: &str) {
+    let _ = el.style().set_property(name, value);
+}

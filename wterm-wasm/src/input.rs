@@ -1,0 +1,397 @@
+//! Input listeners: keyboard, text input, IME composition and paste on the hidden textarea;
+//! focus, wheel, scroll, click-to-focus and copy on the terminal's elements. Keys are encoded
+//! by `wterm_core::keys` for the program's current modes; everything goes out through
+//! [`send_input`].
+//!
+//! Which event carries what, so that nothing is sent twice:
+//! - `keydown` sends every key that is not plain text: named keys (Enter, arrows, F-keys, ...)
+//!   and characters with Ctrl, Alt or Meta. It calls `preventDefault` for what it sends, so no
+//!   `input` event follows.
+//! - `input` (`insertText`) sends plain text: printable keys without Ctrl/Alt/Meta, characters
+//!   composed with AltGr or macOS Option, dead-key results, mobile keyboards. Exception: when
+//!   the program asked for every key as an escape code (kitty flag 8), printable keys are
+//!   encoded in `keydown` as well.
+//! - During an IME composition (`compositionstart` .. `compositionend`) nothing is sent;
+//!   `compositionend` sends the composed text once.
+//! - `paste` sends the clipboard's text, bracketed when the program enabled mode 2004.
+//! - Browser copy and paste chords (Ctrl+Shift+C/V, Meta+C/V, Ctrl/Shift+Insert) and other
+//!   Meta+character shortcuts are left to the browser (see `leave_to_browser`).
+
+use std::cell::RefCell;
+use std::rc::Weak;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{
+    ClipboardEvent, CompositionEvent, Event, HtmlTextAreaElement, InputEvent, KeyboardEvent,
+    MouseEvent, WheelEvent,
+};
+use wterm_core::keys::{self, Chord, Key, Mods};
+
+use crate::dom::Listener;
+use crate::term::{focus_element, send_input, Inner, Shared};
+use crate::view::Dom;
+
+/// `KeyboardEvent.keyCode` of keys consumed by an IME (the "Process" key).
+const IME_KEY_CODE: u32 = 229;
+/// Kitty keyboard flag 8, "report all keys as escape codes": printable keys are then encoded
+/// in `keydown` instead of arriving as text.
+const KITTY_REPORT_ALL_KEYS: u8 = 8;
+
+/// Adds the terminal's listeners; they stop when the returned guards are dropped.
+pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Listener>, JsValue> {
+    let ta: HtmlTextAreaElement = dom.textarea.clone();
+    let root = dom.root.clone();
+    let viewport = dom.viewport.clone();
+    let mut listeners = Vec::new();
+
+    let w = weak.clone();
+    listeners.push(Listener::new(&ta, "keydown", false, move |e: Event| {
+        if let Some(s) = w.upgrade() {
+            on_keydown(&s, e.unchecked_ref());
+        }
+    })?);
+
+    let w = weak.clone();
+    let t = ta.clone();
+    listeners.push(Listener::new(&ta, "input", false, move |e: Event| {
+        if let Some(s) = w.upgrade() {
+            on_input(&s, e.unchecked_ref(), &t);
+        }
+    })?);
+
+    let w = weak.clone();
+    listeners.push(Listener::new(
+        &ta,
+        "compositionstart",
+        false,
+        move |_e: Event| {
+            if let Some(s) = w.upgrade() {
+                if let Ok(mut inner) = s.try_borrow_mut() {
+                    inner.composing = true;
+                }
+            }
+        },
+    )?);
+
+    let w = weak.clone();
+    let t = ta.clone();
+    listeners.push(Listener::new(
+        &ta,
+        "compositionend",
+        false,
+        move |e: Event| {
+            if let Some(s) = w.upgrade() {
+                on_composition_end(&s, e.unchecked_ref(), &t);
+            }
+        },
+    )?);
+
+    let w = weak.clone();
+    listeners.push(Listener::new(&ta, "paste", false, move |e: Event| {
+        if let Some(s) = w.upgrade() {
+            on_paste(&s, e.unchecked_ref());
+        }
+    })?);
+
+    for (kind, focused) in [("focus", true), ("blur", false)] {
+        let w = weak.clone();
+        let r = root.clone();
+        listeners.push(Listener::new(&ta, kind, true, move |_e: Event| {
+            if let Some(s) = w.upgrade() {
+                if let Ok(mut inner) = s.try_borrow_mut() {
+                    inner.focused = focused;
+                }
+            }
+            r.set_class_name(if focused {
+                "wterm wterm-focus"
+            } else {
+                "wterm"
+            });
+        })?);
+    }
+
+    // A click that selected nothing focuses the input; a drag that selected text leaves the
+    // selection alone so it can be copied.
+    let t = ta.clone();
+    listeners.push(Listener::new(&root, "mouseup", true, move |e: Event| {
+        let e: &MouseEvent = e.unchecked_ref();
+        if e.button() != 0 {
+            return;
+        }
+        let collapsed = web_sys::window()
+            .and_then(|w| w.get_selection().ok().flatten())
+            .is_none_or(|s| s.is_collapsed());
+        if collapsed {
+            focus_element(&t);
+        }
+    })?);
+
+    listeners.push(Listener::new(&root, "copy", false, move |e: Event| {
+        on_copy(e.unchecked_ref());
+    })?);
+
+    let w = weak.clone();
+    listeners.push(Listener::new(
+        &viewport,
+        "scroll",
+        true,
+        move |_e: Event| {
+            if let Some(s) = w.upgrade() {
+                on_scroll(&s);
+            }
+        },
+    )?);
+
+    let w = weak.clone();
+    listeners.push(Listener::new(
+        &viewport,
+        "wheel",
+        false,
+        move |e: Event| {
+            if let Some(s) = w.upgrade() {
+                on_wheel(&s, e.unchecked_ref());
+            }
+        },
+    )?);
+
+    Ok(listeners)
+}
+
+/// Chords left to the browser: copy and paste (Ctrl+Shift+C/V, Ctrl/Shift+Insert), and Meta
+/// with a character (Cmd+C/V, and the other Cmd shortcuts on macOS: reload, find, zoom), unless
+/// the program enabled the kitty keyboard protocol, where Meta is a modifier it reads ("super").
+fn leave_to_browser(key: &str, m: Mods, kitty_flags: u8) -> bool {
+    let c_or_v = key.eq_ignore_ascii_case("c") || key.eq_ignore_ascii_case("v");
+    let insert = key == "Insert" && (m.ctrl || m.shift) && !m.alt && !m.meta;
+    let meta_char = m.meta && key.chars().count() == 1;
+    insert
+        || (c_or_v && m.ctrl && m.shift && !m.alt && !m.meta)
+        || (c_or_v && m.meta && !m.ctrl && !m.alt)
+        || (meta_char && kitty_flags == 0)
+}
+
+/// The Latin letter or digit of a physical key (`KeyboardEvent.code` `"KeyC"`, `"Digit1"`), so
+/// that Ctrl+C sends ^C on a non-Latin layout too.
+fn latin_key(code: &str, shift: bool) -> Option<char> {
+    let c = code
+        .strip_prefix("Key")
+        .or_else(|| code.strip_prefix("Digit"))?;
+    let mut chars = c.chars();
+    let ch = chars.next().filter(|ch| ch.is_ascii_alphanumeric())?;
+    if chars.next().is_some() {
+        return None;
+    }
+    Some(if shift {
+        ch.to_ascii_uppercase()
+    } else {
+        ch.to_ascii_lowercase()
+    })
+}
+
+fn on_keydown(shared: &Shared, ev: &KeyboardEvent) {
+    if ev.is_composing() || ev.key_code() == IME_KEY_CODE {
+        return;
+    }
+    let name = ev.key();
+    let mut mods = Mods {
+        ctrl: ev.ctrl_key(),
+        alt: ev.alt_key(),
+        shift: ev.shift_key(),
+        meta: ev.meta_key(),
+    };
+    let modes = match shared.try_borrow() {
+        Ok(inner) if !inner.composing => inner.term.modes(),
+        _ => return,
+    };
+    if leave_to_browser(&name, mods, modes.kitty_flags) {
+        return;
+    }
+    let Some(mut key) = keys::dom_key(&name) else {
+        return;
+    };
+    if let Key::Char(c) = key {
+        if ev.get_modifier_state("AltGraph")
+            || (mods.alt && !mods.ctrl && !mods.meta && !c.is_ascii())
+        {
+            // A character composed with AltGr or macOS Option: text, not a chord.
+            mods = Mods {
+                shift: mods.shift,
+                ..Mods::NONE
+            };
+        } else if (mods.ctrl || mods.alt || mods.meta) && !c.is_ascii() {
+            if let Some(latin) = latin_key(&ev.code(), mods.shift) {
+                key = Key::Char(latin);
+            }
+        }
+        let plain = !(mods.ctrl || mods.alt || mods.meta);
+        if plain && modes.kitty_flags & KITTY_REPORT_ALL_KEYS == 0 {
+            return; // arrives as an `input` event
+        }
+    }
+    let bytes = keys::encode(Chord { key, mods }, &modes);
+    ev.prevent_default();
+    send_input(shared, &bytes);
+}
+
+fn on_input(shared: &Shared, ev: &InputEvent, ta: &HtmlTextAreaElement) {
+    if ev.is_composing() {
+        return;
+    }
+    let text = ev
+        .data()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| ta.value());
+    ta.set_value("");
+    let modes = match shared.try_borrow() {
+        Ok(inner) if !inner.composing => inner.term.modes(),
+        _ => return,
+    };
+    let key = |k| keys::encode(Chord::plain(k), &modes);
+    let bytes = match ev.input_type().as_str() {
+        "insertText" | "insertReplacementText" => text.into_bytes(),
+        "insertLineBreak" | "insertParagraph" => key(Key::Enter),
+        "deleteContentBackward" => key(Key::Backspace),
+        "deleteContentForward" => key(Key::Delete),
+        // Composition text arrives with `compositionend`; anything else is not input.
+        _ => return,
+    };
+    send_input(shared, &bytes);
+}
+
+fn on_composition_end(shared: &Shared, ev: &CompositionEvent, ta: &HtmlTextAreaElement) {
+    ta.set_value("");
+    match shared.try_borrow_mut() {
+        Ok(mut inner) => inner.composing = false,
+        Err(_) => return,
+    }
+    if let Some(text) = ev.data() {
+        send_input(shared, text.as_bytes());
+    }
+}
+
+fn on_paste(shared: &Shared, ev: &ClipboardEvent) {
+    ev.prevent_default();
+    let text = ev
+        .clipboard_data()
+        .and_then(|d| d.get_data("text/plain").ok())
+        .unwrap_or_default();
+    if text.is_empty() {
+        return;
+    }
+    let Ok(bracketed) = shared.try_borrow().map(|i| i.term.modes().bracketed_paste) else {
+        return;
+    };
+    send_input(shared, &keys::encode_paste(&text, bracketed));
+}
+
+fn on_scroll(shared: &Shared) {
+    let Ok(mut inner) = shared.try_borrow_mut() else {
+        return;
+    };
+    let Some(offset) = inner.dom.as_ref().map(Dom::scrolled_offset) else {
+        return;
+    };
+    if offset != inner.view_offset {
+        inner.view_offset = offset;
+        inner.schedule_frame();
+    }
+}
+
+/// On the main screen the wheel scrolls history natively. On the alternate screen (which has
+/// no history) it sends cursor up/down, one per row scrolled, as xterm's `alternateScroll`
+/// does, so `less` and `man` scroll; when the program turned on mouse reporting (not
+/// implemented yet) the wheel does nothing.
+fn on_wheel(shared: &Shared, ev: &WheelEvent) {
+    let bytes = {
+        let Ok(mut inner) = shared.try_borrow_mut() else {
+            return;
+        };
+        let modes = inner.term.modes();
+        if !modes.alternate_screen {
+            return;
+        }
+        ev.prevent_default();
+        if modes.mouse_reporting {
+            return;
+        }
+        let rows = f64::from(inner.term.size().rows);
+        let Some(dom) = inner.dom.as_mut() else {
+            return;
+        };
+        let delta_rows = match ev.delta_mode() {
+            WheelEvent::DOM_DELTA_LINE => ev.delta_y(),
+            WheelEvent::DOM_DELTA_PAGE => ev.delta_y() * rows,
+            _ => ev.delta_y() / dom.cell.h,
+        };
+        dom.wheel_rest += delta_rows;
+        let whole = dom.wheel_rest.trunc();
+        dom.wheel_rest -= whole;
+        let count = whole.abs().min(rows) as usize;
+        if count == 0 {
+            return;
+        }
+        let key = if whole < 0.0 {
+            Key::ArrowUp
+        } else {
+            Key::ArrowDown
+        };
+        keys::encode(Chord::plain(key), &modes).repeat(count)
+    };
+    send_input(shared, &bytes);
+}
+
+/// Copies the selection with each line's trailing blanks removed (rows are padded with spaces
+/// to the terminal's width).
+fn on_copy(ev: &ClipboardEvent) {
+    let Some(sel) = web_sys::window().and_then(|w| w.get_selection().ok().flatten()) else {
+        return;
+    };
+    let text: String = sel.unchecked_ref::<js_sys::Object>().to_string().into();
+    if text.is_empty() {
+        return;
+    }
+    let trimmed: Vec<&str> = text.split('\n').map(|l| l.trim_end_matches(' ')).collect();
+    if let Some(data) = ev.clipboard_data() {
+        if data.set_data("text/plain", &trimmed.join("\n")).is_ok() {
+            ev.prevent_default();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn browser_chords_pass_through() {
+        let m = |ctrl, alt, shift, meta| Mods {
+            ctrl,
+            alt,
+            shift,
+            meta,
+        };
+        let ctrl_shift = m(true, false, true, false);
+        let meta = m(false, false, false, true);
+        let ctrl = m(true, false, false, false);
+        let shift = m(false, false, true, false);
+        assert!(leave_to_browser("C", ctrl_shift, 0));
+        assert!(leave_to_browser("V", ctrl_shift, 0));
+        assert!(leave_to_browser("c", meta, 0));
+        assert!(leave_to_browser("v", meta, 1));
+        assert!(leave_to_browser("r", meta, 0));
+        assert!(leave_to_browser("Insert", shift, 0));
+        assert!(!leave_to_browser("r", meta, 1));
+        assert!(!leave_to_browser("ArrowLeft", meta, 0));
+        assert!(!leave_to_browser("c", ctrl, 0));
+        assert!(!leave_to_browser("v", ctrl, 0));
+    }
+
+    #[test]
+    fn latin_key_from_code() {
+        assert_eq!(latin_key("KeyC", false), Some('c'));
+        assert_eq!(latin_key("KeyC", true), Some('C'));
+        assert_eq!(latin_key("Digit2", false), Some('2'));
+        assert_eq!(latin_key("Semicolon", false), None);
+    }
+}

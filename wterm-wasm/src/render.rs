@@ -1,0 +1,399 @@
+//! DOM rows from the terminal's styled runs: one `div.wterm-row` per screen row, one `span` per
+//! run ([`Terminal::row_runs`]), and the cursor block. A row's element is rewritten only when
+//! its runs differ from the ones drawn last time. No terminal semantics here: colors, widths
+//! and cursor state all come from `wterm-core`.
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use wasm_bindgen::JsValue;
+use web_sys::{Document, Element, HtmlElement};
+use wterm_core::{Color, Style, StyledRun, Terminal};
+
+use crate::dom::set_var;
+
+/// Cell levels of the 6×6×6 color cube, palette entries 16..=231 (xterm `256colres.pl`).
+const CUBE_LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+/// First palette entry of the gray ramp (232..=255: 8, 18, ..., 238).
+const GRAY_START: u8 = 232;
+
+/// The rows, the cursor, and what was last drawn into them.
+pub(crate) struct Renderer {
+    doc: Document,
+    /// Parent of the row elements.
+    rows_el: HtmlElement,
+    /// Carries `--cx`, `--cy` and `--cn` (cursor column, view row, width in cells), which the
+    /// cursor block and the hidden input both read.
+    screen: HtmlElement,
+    cursor_el: HtmlElement,
+    rows: Vec<RowView>,
+    /// The cursor as last drawn; `None` before the first frame.
+    cursor: Option<CursorView>,
+    /// Scratch buffers, reused every frame.
+    runs: Vec<StyledRun>,
+    html: String,
+}
+
+struct RowView {
+    el: Element,
+    /// The runs drawn into `el`; `None` until first drawn.
+    runs: Option<Vec<StyledRun>>,
+}
+
+/// Everything that decides how the cursor block looks.
+#[derive(Debug, Clone, PartialEq)]
+struct CursorView {
+    /// Row within the view (the screen row moved down by the view offset).
+    row: usize,
+    col: u16,
+    /// 2 on a wide character.
+    cells: u16,
+    /// Drawn: the cursor is shown (DECTCEM) and its row is in view.
+    shown: bool,
+    text: String,
+    /// Reversed colors of the cell under the cursor: its foreground is the block's background.
+    fg: String,
+    bg: String,
+    class: &'static str,
+}
+
+impl Renderer {
+    /// A renderer drawing rows into `rows_el` and the cursor into `cursor_el`, both inside
+    /// `screen`.
+    pub(crate) fn new(
+        doc: Document,
+        screen: HtmlElement,
+        rows_el: HtmlElement,
+        cursor_el: HtmlElement,
+    ) -> Self {
+        Renderer {
+            doc,
+            rows_el,
+            screen,
+            cursor_el,
+            rows: Vec::new(),
+            cursor: None,
+            runs: Vec::new(),
+            html: String::new(),
+        }
+    }
+
+    /// Draws the view `view_offset` rows up into history: rows whose runs changed, and the
+    /// cursor if it changed.
+    pub(crate) fn draw(&mut self, term: &mut Terminal, view_offset: usize) -> Result<(), JsValue> {
+        let size = term.size();
+        self.set_row_count(usize::from(size.rows))?;
+        for (r, row) in self.rows.iter_mut().enumerate() {
+            term.row_runs(view_offset, r as u16, &mut self.runs);
+            if row.runs.as_deref() == Some(self.runs.as_slice()) {
+                continue;
+            }
+            self.html.clear();
+            for run in &self.runs {
+                push_run(&mut self.html, run);
+            }
+            row.el.set_inner_html(&self.html);
+            // Keep what was drawn; the old vector becomes the next row's scratch buffer.
+            std::mem::swap(row.runs.get_or_insert_with(Vec::new), &mut self.runs);
+        }
+        self.draw_cursor(term, view_offset);
+        Ok(())
+    }
+
+    fn set_row_count(&mut self, n: usize) -> Result<(), JsValue> {
+        while self.rows.len() < n {
+            let el = self.doc.create_element("div")?;
+            el.set_class_name("wterm-row");
+            self.rows_el.append_child(&el)?;
+            self.rows.push(RowView { el, runs: None });
+        }
+        while self.rows.len() > n {
+            if let Some(row) = self.rows.pop() {
+                row.el.remove();
+            }
+        }
+        Ok(())
+    }
+
+    fn draw_cursor(&mut self, term: &Terminal, view_offset: usize) {
+        let size = term.size();
+        let cursor = term.cursor();
+        let col = cursor.col.min(size.cols.saturating_sub(1));
+        let row = usize::from(cursor.row) + view_offset;
+        let (text, style) = term.cell(cursor.row, col).unwrap_or_default();
+        // The cell after a wide character is its continuation, for which `cell` gives `None`.
+        let wide = col + 1 < size.cols && term.cell(cursor.row, col + 1).is_none();
+        let (fg, bg) = colors(&style);
+        let view = CursorView {
+            row,
+            col,
+            cells: if wide { 2 } else { 1 },
+            shown: cursor.visible && row < usize::from(size.rows),
+            text,
+            fg: bg.unwrap_or_else(|| "var(--wterm-bg)".into()),
+            bg: fg.unwrap_or_else(|| "var(--wterm-fg)".into()),
+            class: class_of(&style),
+        };
+        if self.cursor.as_ref() == Some(&view) {
+            return;
+        }
+        set_var(&self.screen, "--cx", &view.col.to_string());
+        set_var(&self.screen, "--cy", &view.row.to_string());
+        set_var(&self.screen, "--cn", &view.cells.to_string());
+        let el = &self.cursor_el;
+        let style = el.style();
+        let _ = style.set_property("display", if view.shown { "block" } else { "none" });
+        let _ = style.set_property("color", &view.fg);
+        let _ = style.set_property("background", &view.bg);
+        let class = if view.class.is_empty() {
+            "wterm-cursor".to_string()
+        } else {
+            format!("wterm-cursor {}", view.class)
+        };
+        el.set_class_name(&class);
+        el.set_text_content(Some(&view.text));
+        self.cursor = Some(view);
+    }
+}
+
+/// Appends a palette entry as CSS: entries 0..=15 are the theme's `--wterm-cN` variables (xterm
+/// defaults in the stylesheet), the rest the xterm 256-color cube and gray ramp.
+fn push_indexed(out: &mut String, i: u8) {
+    use std::fmt::Write as _;
+    if i < 16 {
+        let _ = write!(out, "var(--wterm-c{i})");
+    } else if i < GRAY_START {
+        let n = i - 16;
+        let (r, g, b) = (n / 36, (n / 6) % 6, n % 6);
+        let l = |v: u8| CUBE_LEVELS[usize::from(v)];
+        let _ = write!(out, "#{:02x}{:02x}{:02x}", l(r), l(g), l(b));
+    } else {
+        let v = 8 + 10 * (i - GRAY_START);
+        let _ = write!(out, "#{v:02x}{v:02x}{v:02x}");
+    }
+}
+
+/// A color as CSS, `None` for the default (inherited from the theme).
+fn css_color(c: Color) -> Option<String> {
+    let mut out = String::new();
+    match c {
+        Color::Default => return None,
+        Color::Indexed(i) => push_indexed(&mut out, i),
+        Color::Rgb(r, g, b) => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "#{r:02x}{g:02x}{b:02x}");
+        }
+    }
+    Some(out)
+}
+
+/// The CSS foreground and background of a style, `None` meaning the theme default.
+///
+/// Bold draws ANSI colors 0..=7 in their bright variants (xterm's `boldColors`); inverse swaps
+/// foreground and background, defaults included; faint draws the foreground at half strength.
+fn colors(style: &Style) -> (Option<String>, Option<String>) {
+    let fg = match style.fg {
+        Color::Indexed(i @ 0..=7) if style.bold => Color::Indexed(i + 8),
+        c => c,
+    };
+    let (mut fg, bg) = if style.inverse {
+        (
+            Some(css_color(style.bg).unwrap_or_else(|| "var(--wterm-bg)".into())),
+            Some(css_color(fg).unwrap_or_else(|| "var(--wterm-fg)".into())),
+        )
+    } else {
+        (css_color(fg), css_color(style.bg))
+    };
+    if style.dim {
+        let base = fg.unwrap_or_else(|| "var(--wterm-fg)".into());
+        fg = Some(format!("color-mix(in srgb,{base} 50%,transparent)"));
+    }
+    (fg, bg)
+}
+
+/// The classes for bold, italic and underline.
+fn class_of(style: &Style) -> &'static str {
+    match (style.bold, style.italic, style.underline) {
+        (false, false, false) => "",
+        (true, false, false) => "wterm-b",
+        (false, true, false) => "wterm-i",
+        (false, false, true) => "wterm-u",
+        (true, true, false) => "wterm-b wterm-i",
+        (true, false, true) => "wterm-b wterm-u",
+        (false, true, true) => "wterm-i wterm-u",
+        (true, true, true) => "wterm-b wterm-i wterm-u",
+    }
+}
+
+/// Appends one run as `<span style="--n:COLS;...">TEXT</span>`.
+fn push_run(out: &mut String, run: &StyledRun) {
+    use std::fmt::Write as _;
+    let class = class_of(&run.style);
+    out.push_str("<span");
+    if !class.is_empty() {
+        let _ = write!(out, " class=\"{class}\"");
+    }
+    let _ = write!(out, " style=\"--n:{}", run.cols);
+    let (fg, bg) = colors(&run.style);
+    if let Some(fg) = fg {
+        let _ = write!(out, ";color:{fg}");
+    }
+    if let Some(bg) = bg {
+        let _ = write!(out, ";background:{bg}");
+    }
+    out.push_str("\">");
+    push_cells(out, &run.text, run.cols);
+    out.push_str("</span>");
+}
+
+/// Appends the text of a run `cols` columns wide, escaped, with each wide character in a
+/// two-cell box (`span.wterm-w`). When the widths computed here do not add up to `cols` (a
+/// sequence the width tables disagree on), the text goes in unboxed: the run's own span is
+/// still exactly `cols` cells wide, so the columns after it stay aligned.
+fn push_cells(out: &mut String, text: &str, cols: u16) {
+    if text.is_ascii()
+        || Cells::new(text).map(|(_, w)| u32::from(w)).sum::<u32>() != u32::from(cols)
+    {
+        push_escaped(out, text);
+        return;
+    }
+    for (cell, width) in Cells::new(text) {
+        if width == 2 {
+            out.push_str("<span class=\"wterm-w\">");
+            push_escaped(out, cell);
+            out.push_str("</span>");
+        } else {
+            push_escaped(out, cell);
+        }
+    }
+}
+
+fn push_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Splits run text into cells with their widths, the way the parser filled them: a character
+/// of non-zero width starts a cell, zero-width characters (combining marks, ZWJ, variation
+/// selectors) join the cell before them, and U+FE0F (emoji presentation) widens a cell whose
+/// text is then wide.
+struct Cells<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Cells<'a> {
+    fn new(text: &'a str) -> Self {
+        Cells { rest: text }
+    }
+}
+
+impl<'a> Iterator for Cells<'a> {
+    type Item = (&'a str, u16);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut chars = self.rest.char_indices();
+        let (_, first) = chars.next()?;
+        let mut end = first.len_utf8();
+        let mut emoji_presentation = false;
+        for (i, c) in chars {
+            if c.width() != Some(0) {
+                break;
+            }
+            emoji_presentation |= c == '\u{FE0F}';
+            end = i + c.len_utf8();
+        }
+        let (cell, rest) = self.rest.split_at(end);
+        self.rest = rest;
+        let mut width = first.width().unwrap_or(1).min(2) as u16;
+        if emoji_presentation && width < 2 && cell.width() > 1 {
+            width = 2;
+        }
+        Some((cell, width))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str, cols: u16, style: Style) -> StyledRun {
+        StyledRun {
+            text: text.into(),
+            cols,
+            style,
+        }
+    }
+
+    #[test]
+    fn palette() {
+        let mut s = String::new();
+        push_indexed(&mut s, 1);
+        push_indexed(&mut s, 16);
+        push_indexed(&mut s, 196);
+        push_indexed(&mut s, 231);
+        push_indexed(&mut s, 232);
+        push_indexed(&mut s, 255);
+        assert_eq!(s, "var(--wterm-c1)#000000#ff0000#ffffff#080808#eeeeee");
+    }
+
+    #[test]
+    fn inverse_swaps_defaults() {
+        let style = Style {
+            inverse: true,
+            ..Style::default()
+        };
+        assert_eq!(
+            colors(&style),
+            (
+                Some("var(--wterm-bg)".into()),
+                Some("var(--wterm-fg)".into())
+            )
+        );
+        let style = Style {
+            inverse: true,
+            fg: Color::Rgb(1, 2, 3),
+            ..Style::default()
+        };
+        assert_eq!(
+            colors(&style),
+            (Some("var(--wterm-bg)".into()), Some("#010203".into()))
+        );
+    }
+
+    #[test]
+    fn bold_brightens_ansi() {
+        let style = Style {
+            bold: true,
+            fg: Color::Indexed(1),
+            ..Style::default()
+        };
+        assert_eq!(colors(&style).0.as_deref(), Some("var(--wterm-c9)"));
+    }
+
+    #[test]
+    fn wide_cells_are_boxed() {
+        let mut s = String::new();
+        push_run(&mut s, &run("a中<b", 5, Style::default()));
+        assert_eq!(
+            s,
+            "<span style=\"--n:5\">a<span class=\"wterm-w\">中</span>&lt;b</span>"
+        );
+    }
+
+    #[test]
+    fn emoji_presentation_is_wide() {
+        let cells: Vec<_> = Cells::new("\u{2764}\u{FE0F}e\u{301}").collect();
+        assert_eq!(cells, vec![("\u{2764}\u{FE0F}", 2), ("e\u{301}", 1)]);
+    }
+
+    #[test]
+    fn width_mismatch_falls_back_to_plain() {
+        let mut s = String::new();
+        push_cells(&mut s, "中", 1);
+        assert_eq!(s, "中");
+    }
+}

@@ -1,0 +1,338 @@
+//! The shared handle behind a `WTerm`: the terminal, the page callbacks, the view state and,
+//! once initialized, the DOM. Keyboard handlers and the WebMCP tools reach the terminal through
+//! it, and [`send_input`] is the one path by which anything reaches the program.
+//!
+//! Borrowing rule: a `RefCell` borrow of [`Inner`] is never held while page code runs. Work that
+//! calls page callbacks collects them in an [`Outbox`] under the borrow and delivers it after,
+//! so a callback may call back into the terminal (`onData` → `write`, `onResize` → `fit`).
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{FocusOptions, HtmlElement, ResizeObserver};
+use wterm_core::{Size, Terminal};
+
+use crate::js::{bytes_to_string, size_object, Callbacks, Outbox, WebMcpConfig};
+use crate::view::Dom;
+
+/// The handle shared by the `WTerm` object and everything that acts on its behalf.
+pub(crate) type Shared = Rc<RefCell<Inner>>;
+
+/// Where a terminal is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// Constructed; output is parsed but nothing is drawn.
+    New,
+    /// `init()` built the DOM and waits for fonts.
+    Initializing,
+    /// Drawing and taking input.
+    Ready,
+    /// `destroy()` ran: DOM, listeners and callbacks are gone; calls do nothing.
+    Destroyed,
+}
+
+/// The state behind one terminal.
+pub(crate) struct Inner {
+    /// The emulator: all terminal semantics live here.
+    pub(crate) term: Terminal,
+    /// The page's callbacks.
+    pub(crate) callbacks: Callbacks,
+    /// WebMCP settings from the options; `None` when off.
+    pub(crate) webmcp: Option<WebMcpConfig>,
+    /// The page element the terminal draws into.
+    host: HtmlElement,
+    /// Sizes the page asked for; a side not given is fitted to the host at `init()`.
+    requested: (Option<u16>, Option<u16>),
+    /// Rows scrolled up into history; 0 shows the live screen.
+    pub(crate) view_offset: usize,
+    /// The hidden input has keyboard focus.
+    pub(crate) focused: bool,
+    /// An IME composition is in progress (between `compositionstart` and `compositionend`).
+    pub(crate) composing: bool,
+    pub(crate) lifecycle: Lifecycle,
+    /// Present from `init()` until `destroy()`.
+    pub(crate) dom: Option<Dom>,
+}
+
+impl Inner {
+    /// A terminal for `host`; `cols`/`rows` are the sizes the page asked for (fitted at
+    /// `init()` when `None`).
+    pub(crate) fn new(
+        host: HtmlElement,
+        cols: Option<u16>,
+        rows: Option<u16>,
+        scrollback_rows: usize,
+        callbacks: Callbacks,
+        webmcp: Option<WebMcpConfig>,
+    ) -> Self {
+        let default = Size::default();
+        let size = Size {
+            cols: cols.unwrap_or(default.cols),
+            rows: rows.unwrap_or(default.rows),
+        };
+        Inner {
+            term: Terminal::new(size, scrollback_rows),
+            callbacks,
+            webmcp,
+            host,
+            requested: (cols, rows),
+            view_offset: 0,
+            focused: false,
+            composing: false,
+            lifecycle: Lifecycle::New,
+            dom: None,
+        }
+    }
+
+    /// Asks for an animation frame to draw changes (once initialized; one frame at a time).
+    pub(crate) fn schedule_frame(&mut self) {
+        if let Some(dom) = self.dom.as_mut() {
+            dom.request_frame();
+        }
+    }
+
+    /// Moves the view to the live screen, as any input does.
+    pub(crate) fn scroll_to_bottom(&mut self) {
+        if self.view_offset != 0 {
+            self.view_offset = 0;
+            if let Some(dom) = self.dom.as_mut() {
+                dom.sync_scroll = true;
+            }
+            self.schedule_frame();
+        }
+    }
+
+    /// Parses program output; replies to queries go to `onData`, a title change to `onTitle`.
+    pub(crate) fn feed_output(&mut self, bytes: &[u8]) -> Outbox {
+        let mut out = Outbox::default();
+        if self.lifecycle == Lifecycle::Destroyed {
+            return out;
+        }
+        let fx = self.term.feed(bytes);
+        if !fx.replies.is_empty() {
+            // Without onData there is no program to answer: the replies are dropped.
+            if let Some(f) = &self.callbacks.on_data {
+                out.push(f, bytes_to_string(&fx.replies));
+            }
+        }
+        if fx.title_changed {
+            if let Some(f) = &self.callbacks.on_title {
+                out.push(f, JsValue::from_str(self.term.title().unwrap_or("")));
+            }
+        }
+        self.schedule_frame();
+        out
+    }
+
+    /// Resizes the terminal (clamped by the core); `onResize` hears of a real change.
+    pub(crate) fn resize_to(&mut self, size: Size, out: &mut Outbox) {
+        let before = self.term.size();
+        self.term.resize(size);
+        let after = self.term.size();
+        if after != before {
+            if let Some(f) = &self.callbacks.on_resize {
+                out.push(f, size_object(after.cols, after.rows));
+            }
+            self.schedule_frame();
+        }
+    }
+
+    /// Re-measures the cell and resizes to fill the host. Does nothing before `init()` or while
+    /// the host has no room for a cell (hidden, detached).
+    pub(crate) fn fit(&mut self, out: &mut Outbox) {
+        let Some(dom) = self.dom.as_mut() else { return };
+        dom.measure();
+        if let Some(size) = dom.fitted_size() {
+            self.resize_to(size, out);
+        }
+        self.schedule_frame();
+    }
+
+    /// Draws one frame (the animation-frame callback).
+    fn frame(&mut self) {
+        if let Some(dom) = self.dom.as_mut() {
+            dom.render(&mut self.term, &mut self.view_offset);
+        }
+    }
+
+    /// The hidden input element, to focus it without holding the borrow (focusing fires
+    /// `focus` synchronously, whose handler borrows).
+    pub(crate) fn input_element(&self) -> Option<HtmlElement> {
+        self.dom
+            .as_ref()
+            .map(|d| d.textarea.clone().unchecked_into())
+    }
+
+    /// Takes the DOM out for dropping once the borrow is released, and forgets the callbacks.
+    pub(crate) fn destroy(&mut self) -> Option<Dom> {
+        self.lifecycle = Lifecycle::Destroyed;
+        self.callbacks = Callbacks::default();
+        self.webmcp = None;
+        self.dom.take()
+    }
+}
+
+/// Local echo for a page without `onData`: what would go to the program is written back into
+/// the terminal, with Enter (CR) shown as a new line and Backspace (DEL or BS) erasing the
+/// character before the cursor (`"\b \b"`).
+pub(crate) fn echo_bytes(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for &b in bytes {
+        match b {
+            b'\r' => out.extend_from_slice(b"\r\n"),
+            0x7f | 0x08 => out.extend_from_slice(b"\x08 \x08"),
+            b => out.push(b),
+        }
+    }
+    out
+}
+
+/// Sends input to the program the way a keystroke does: to `onData`, or, when the page set no
+/// `onData`, echoed into the terminal; either way the view jumps back to the live screen.
+/// Keyboard, paste, IME and (next) the WebMCP tools all come through here.
+pub(crate) fn send_input(shared: &Shared, bytes: &[u8]) {
+    if bytes.is_empty() {
+        return;
+    }
+    let out = {
+        let Ok(mut inner) = shared.try_borrow_mut() else {
+            web_sys::console::warn_1(&"wterm: input dropped: terminal busy".into());
+            return;
+        };
+        if inner.lifecycle == Lifecycle::Destroyed {
+            return;
+        }
+        inner.scroll_to_bottom();
+        match inner.callbacks.on_data.clone() {
+            Some(f) => {
+                let mut out = Outbox::default();
+                out.push(&f, bytes_to_string(bytes));
+                out
+            }
+            None => {
+                // Replies to queries typed at the echo are dropped by `feed_output`: without
+                // onData there is no program to answer.
+                inner.feed_output(&echo_bytes(bytes))
+            }
+        }
+    };
+    out.deliver();
+}
+
+/// Writes program output (`WTerm.write`).
+pub(crate) fn write(shared: &Shared, bytes: &[u8]) -> Result<(), JsError> {
+    let out = shared
+        .try_borrow_mut()
+        .map_err(|_| busy())?
+        .feed_output(bytes);
+    out.deliver();
+    Ok(())
+}
+
+/// The error for a call made while the terminal is in the middle of another one (from a
+/// synchronous DOM event the terminal itself caused).
+pub(crate) fn busy() -> JsError {
+    JsError::new("the terminal is busy: call it again from outside its own event handler")
+}
+
+/// `init()`: builds the DOM, waits for web fonts, measures the cell, fits, starts listening
+/// and drawing. A second call, or a call while the first is waiting, does nothing.
+pub(crate) async fn init(shared: Shared) -> Result<(), JsValue> {
+    {
+        let mut inner = shared.try_borrow_mut().map_err(|_| busy())?;
+        match inner.lifecycle {
+            Lifecycle::Destroyed => return Err(JsError::new("the terminal was destroyed").into()),
+            Lifecycle::Initializing | Lifecycle::Ready => return Ok(()),
+            Lifecycle::New => {}
+        }
+        let dom = Dom::build(&inner.host)?;
+        inner.dom = Some(dom);
+        inner.lifecycle = Lifecycle::Initializing;
+    }
+    // Measure the cell in the font that will draw it, not in a fallback shown meanwhile.
+    if let Some(ready) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.fonts().ready().ok())
+    {
+        let _ = JsFuture::from(ready).await;
+    }
+    let out = {
+        let mut inner = shared.try_borrow_mut().map_err(|_| busy())?;
+        if inner.lifecycle != Lifecycle::Initializing {
+            return Ok(()); // destroyed while waiting
+        }
+        match start(&mut inner, Rc::downgrade(&shared)) {
+            Ok(out) => out,
+            Err(e) => {
+                inner.dom = None;
+                inner.lifecycle = Lifecycle::New;
+                return Err(e);
+            }
+        }
+    };
+    out.deliver();
+    Ok(())
+}
+
+/// The synchronous part of `init()` after the fonts: listeners, frame callback, resize
+/// observer, measurement and fit.
+fn start(inner: &mut Inner, weak: Weak<RefCell<Inner>>) -> Result<Outbox, JsValue> {
+    let auto_fit = inner.requested == (None, None);
+    let host = inner.host.clone();
+    let dom = inner.dom.as_mut().ok_or("no DOM")?;
+    dom.listeners = crate::input::attach(dom, &weak)?;
+
+    let w = weak.clone();
+    dom.on_frame = Some(Closure::new(move |_time: f64| {
+        if let Some(shared) = w.upgrade() {
+            if let Ok(mut inner) = shared.try_borrow_mut() {
+                inner.frame();
+            }
+        }
+    }));
+
+    if auto_fit {
+        let w = weak.clone();
+        let closure = Closure::<dyn FnMut(JsValue)>::new(move |_entries: JsValue| {
+            if let Some(shared) = w.upgrade() {
+                let out = match shared.try_borrow_mut() {
+                    Ok(mut inner) => {
+                        let mut out = Outbox::default();
+                        inner.fit(&mut out);
+                        out
+                    }
+                    Err(_) => return,
+                };
+                out.deliver();
+            }
+        });
+        let observer = ResizeObserver::new(closure.as_ref().unchecked_ref())?;
+        observer.observe(&host);
+        dom.resize_observer = Some((observer, closure));
+    }
+
+    dom.measure();
+    let mut out = Outbox::default();
+    if inner.requested.0.is_none() || inner.requested.1.is_none() {
+        if let Some(fitted) = inner.dom.as_ref().and_then(Dom::fitted_size) {
+            let size = Size {
+                cols: inner.requested.0.unwrap_or(fitted.cols),
+                rows: inner.requested.1.unwrap_or(fitted.rows),
+            };
+            inner.resize_to(size, &mut out);
+        }
+    }
+    inner.lifecycle = Lifecycle::Ready;
+    inner.schedule_frame();
+    Ok(out)
+}
+
+/// Focuses the hidden input without scrolling the page.
+pub(crate) fn focus_element(el: &HtmlElement) {
+    let opts = FocusOptions::new();
+    opts.set_prevent_scroll(true);
+    let _ = el.focus_with_options(&opts);
+}

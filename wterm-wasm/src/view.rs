@@ -1,0 +1,237 @@
+//! [`Dom`]: the elements a terminal adds to its host element, the cell metrics measured from
+//! them, the listeners and timers it owns, and the per-frame render with scroll syncing.
+//!
+//! ```text
+//! host (the page's element)
+//! └── div.wterm                     theme variables, --wterm-cell-w/-h, --wterm-cols/-rows
+//!     ├── div.wterm-viewport        scrolls over history + screen (native wheel and scrollbar)
+//!     │   ├── div.wterm-screen      position: sticky; the rows of the current view
+//!     │   │   ├── div.wterm-rows    div.wterm-row × rows
+//!     │   │   ├── div.wterm-cursor
+//!     │   │   └── textarea.wterm-input   hidden; keyboard, paste and IME land here
+//!     │   └── div.wterm-spacer      history rows tall
+//!     └── span.wterm-measure        measures the cell
+//! ```
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlTextAreaElement, ResizeObserver};
+use wterm_core::limits::{MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS};
+use wterm_core::{Size, Terminal};
+
+use crate::dom::{element, inject_style, set_var, Listener};
+use crate::js::{px, scroll_top_f64};
+use crate::render::Renderer;
+
+/// Cell width used until a measurement succeeds (the host is hidden or detached), in CSS px.
+const FALLBACK_CELL_W_PX: f64 = 8.0;
+/// Cell height used until a measurement succeeds, in CSS px.
+const FALLBACK_CELL_H_PX: f64 = 17.0;
+/// Characters in the measuring span; the cell width is the span's width divided by this, so
+/// sub-pixel advances are measured to 1/64 px.
+const MEASURE_CHARS: usize = 64;
+
+/// A resize observer on the host and its callback, kept together so the callback lives exactly
+/// as long as the observation.
+pub(crate) type AutoFit = (ResizeObserver, Closure<dyn FnMut(JsValue)>);
+
+/// The size of one cell in CSS pixels. `h` is a whole number (the font's normal line height
+/// rounded up), so row positions and scroll offsets land on whole pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct CellSize {
+    pub(crate) w: f64,
+    pub(crate) h: f64,
+}
+
+/// The DOM side of an initialized terminal. Dropping it removes its listeners, cancels its
+/// animation frame, disconnects its resize observer and takes its elements out of the page.
+pub(crate) struct Dom {
+    pub(crate) root: HtmlElement,
+    pub(crate) viewport: HtmlElement,
+    pub(crate) textarea: HtmlTextAreaElement,
+    measure: HtmlElement,
+    renderer: Renderer,
+    pub(crate) cell: CellSize,
+    scrollbar_px: f64,
+    /// Scrollback rows as of the last frame: the spacer's height in rows.
+    pub(crate) history: usize,
+    /// Size as of the last frame.
+    size: Option<Size>,
+    /// The view offset was changed by the terminal (input, output, resize), not by the user
+    /// scrolling: the next frame moves the scrollbar to match.
+    pub(crate) sync_scroll: bool,
+    /// Wheel movement not yet turned into whole rows, in rows (alternate screen).
+    pub(crate) wheel_rest: f64,
+    /// The pending `requestAnimationFrame` id; at most one at a time.
+    frame: Option<i32>,
+    /// The frame callback, made once at start-up and kept for the terminal's lifetime.
+    pub(crate) on_frame: Option<Closure<dyn FnMut(f64)>>,
+    /// Refits on host resize when the page gave no size.
+    pub(crate) resize_observer: Option<AutoFit>,
+    /// Keyboard, paste, IME, focus, scroll, wheel, mouse and copy listeners.
+    pub(crate) listeners: Vec<Listener>,
+}
+
+impl Dom {
+    /// Builds the elements inside `host` (adding the stylesheet to the document first if
+    /// needed). Nothing is listened to yet.
+    pub(crate) fn build(host: &HtmlElement) -> Result<Dom, JsValue> {
+        let doc = host.owner_document().ok_or("element has no document")?;
+        inject_style(&doc)?;
+        let root = element(&doc, "div", "wterm")?;
+        let viewport = element(&doc, "div", "wterm-viewport")?;
+        let screen = element(&doc, "div", "wterm-screen")?;
+        let rows = element(&doc, "div", "wterm-rows")?;
+        let cursor = element(&doc, "div", "wterm-cursor")?;
+        cursor.set_attribute("aria-hidden", "true")?;
+        let textarea: HtmlTextAreaElement =
+            element(&doc, "textarea", "wterm-input")?.unchecked_into();
+        for (k, v) in [
+            ("aria-label", "Terminal input"),
+            ("autocapitalize", "off"),
+            ("autocomplete", "off"),
+            ("autocorrect", "off"),
+            ("spellcheck", "false"),
+            ("tabindex", "0"),
+        ] {
+            textarea.set_attribute(k, v)?;
+        }
+        let spacer = element(&doc, "div", "wterm-spacer")?;
+        let measure = element(&doc, "span", "wterm-measure")?;
+        measure.set_attribute("aria-hidden", "true")?;
+        measure.set_text_content(Some(&"W".repeat(MEASURE_CHARS)));
+        screen.append_child(&rows)?;
+        screen.append_child(&cursor)?;
+        screen.append_child(&textarea)?;
+        viewport.append_child(&screen)?;
+        viewport.append_child(&spacer)?;
+        root.append_child(&viewport)?;
+        root.append_child(&measure)?;
+        host.append_child(&root)?;
+        Ok(Dom {
+            renderer: Renderer::new(doc, screen, rows, cursor),
+            root,
+            viewport,
+            textarea,
+            measure,
+            cell: CellSize {
+                w: FALLBACK_CELL_W_PX,
+                h: FALLBACK_CELL_H_PX,
+            },
+            scrollbar_px: 0.0,
+            history: 0,
+            size: None,
+            sync_scroll: true,
+            wheel_rest: 0.0,
+            frame: None,
+            on_frame: None,
+            resize_observer: None,
+            listeners: Vec::new(),
+        })
+    }
+
+    /// Measures the cell in the current font and the scrollbar's width, and publishes both as
+    /// CSS variables. A failed measurement (hidden or detached host) keeps the previous values.
+    pub(crate) fn measure(&mut self) {
+        let rect = self.measure.get_bounding_client_rect();
+        let w = rect.width() / MEASURE_CHARS as f64;
+        let h = rect.height().ceil();
+        if w > 0.0 && h > 0.0 {
+            let cell = CellSize { w, h };
+            if cell != self.cell {
+                self.cell = cell;
+                self.sync_scroll = true;
+            }
+        }
+        set_var(&self.root, "--wterm-cell-w", &px(self.cell.w));
+        set_var(&self.root, "--wterm-cell-h", &px(self.cell.h));
+        let sb = f64::from(self.viewport.offset_width() - self.viewport.client_width());
+        if sb >= 0.0 && self.viewport.offset_width() > 0 {
+            self.scrollbar_px = sb;
+        }
+        set_var(&self.root, "--wterm-sb-w", &px(self.scrollbar_px));
+    }
+
+    /// The size in cells that fills the terminal's box (the host's content box), or `None` when
+    /// the box is smaller than a cell (hidden, detached or not laid out yet).
+    pub(crate) fn fitted_size(&self) -> Option<Size> {
+        let w = f64::from(self.root.client_width()) - self.scrollbar_px;
+        let h = f64::from(self.root.client_height());
+        if w < self.cell.w || h < self.cell.h {
+            return None;
+        }
+        let cols = (w / self.cell.w).floor().min(f64::from(MAX_COLS)) as u16;
+        let rows = (h / self.cell.h).floor().min(f64::from(MAX_ROWS)) as u16;
+        Some(Size {
+            rows: rows.max(MIN_ROWS),
+            cols: cols.max(MIN_COLS),
+        })
+    }
+
+    /// Asks for a frame unless one is pending.
+    pub(crate) fn request_frame(&mut self) {
+        if self.frame.is_some() {
+            return;
+        }
+        let (Some(window), Some(cb)) = (web_sys::window(), self.on_frame.as_ref()) else {
+            return;
+        };
+        self.frame = window
+            .request_animation_frame(cb.as_ref().unchecked_ref())
+            .ok();
+    }
+
+    /// Draws the current state: size and history first (they set the scroll range), then the
+    /// rows of the view and the cursor, then the scrollbar position if the terminal moved the
+    /// view.
+    ///
+    /// While the user looks at history (`view_offset > 0`), new history moves the view up by
+    /// the same number of rows, so the rows being read stay put (as xterm does).
+    pub(crate) fn render(&mut self, term: &mut Terminal, view_offset: &mut usize) {
+        self.frame = None;
+        let size = term.size();
+        if self.size != Some(size) {
+            set_var(&self.root, "--wterm-cols", &size.cols.to_string());
+            set_var(&self.root, "--wterm-rows", &size.rows.to_string());
+            self.size = Some(size);
+            self.sync_scroll = true;
+        }
+        let history = term.scrollback_rows();
+        if history != self.history {
+            if *view_offset > 0 && history > self.history {
+                *view_offset += history - self.history;
+            }
+            set_var(&self.root, "--wterm-history", &history.to_string());
+            self.history = history;
+            self.sync_scroll = true;
+        }
+        *view_offset = (*view_offset).min(history);
+        if let Err(e) = self.renderer.draw(term, *view_offset) {
+            web_sys::console::error_2(&JsValue::from_str("wterm: render failed:"), &e);
+        }
+        if self.sync_scroll {
+            self.sync_scroll = false;
+            let top = (history - *view_offset) as f64 * self.cell.h;
+            self.viewport.set_scroll_top(top.round() as i32);
+        }
+    }
+
+    /// The view offset the scrollbar shows: rows between its position and the bottom.
+    pub(crate) fn scrolled_offset(&self) -> usize {
+        let rows_from_top = (scroll_top_f64(&self.viewport) / self.cell.h).round();
+        self.history.saturating_sub(rows_from_top.max(0.0) as usize)
+    }
+}
+
+impl Drop for Dom {
+    fn drop(&mut self) {
+        if let (Some(id), Some(window)) = (self.frame.take(), web_sys::window()) {
+            let _ = window.cancel_animation_frame(id);
+        }
+        if let Some((observer, _closure)) = self.resize_observer.take() {
+            observer.disconnect();
+        }
+        self.listeners.clear();
+        self.root.remove();
+    }
+}

@@ -1,0 +1,242 @@
+//! DOM glue tests, run in headless Chromium:
+//! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+//!  cargo test --target wasm32-unknown-unknown -p wterm-wasm`
+//! Terminal semantics are tested natively in wterm-core; these check only that the adapter
+//! draws, routes input and cleans up.
+#![cfg(target_arch = "wasm32")]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+use web_sys::{HtmlElement, InputEvent, InputEventInit, KeyboardEvent, KeyboardEventInit};
+use wterm_wasm::{OptionsArg, WTerm};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn host(w: u32, h: u32) -> HtmlElement {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let el: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
+    el.style().set_property("width", &format!("{w}px")).unwrap();
+    el.style()
+        .set_property("height", &format!("{h}px"))
+        .unwrap();
+    doc.body().unwrap().append_child(&el).unwrap();
+    el
+}
+
+fn options(pairs: &[(&str, JsValue)]) -> Option<OptionsArg> {
+    let o = Object::new();
+    for (k, v) in pairs {
+        Reflect::set(&o, &JsValue::from_str(k), v).unwrap();
+    }
+    Some(o.unchecked_into())
+}
+
+/// A callback that records the strings it is called with.
+fn recorder() -> (JsValue, Rc<RefCell<Vec<String>>>) {
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let l = log.clone();
+    let f = Closure::<dyn FnMut(String)>::new(move |s: String| l.borrow_mut().push(s));
+    (f.into_js_value(), log)
+}
+
+async fn next_frame() {
+    for _ in 0..2 {
+        let p = js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window()
+                .unwrap()
+                .request_animation_frame(&resolve)
+                .unwrap();
+        });
+        JsFuture::from(p).await.unwrap();
+    }
+}
+
+fn rows(el: &HtmlElement) -> Vec<String> {
+    let list = el.query_selector_all(".wterm-row").unwrap();
+    (0..list.length())
+        .map(|i| {
+            list.get(i)
+                .unwrap()
+                .text_content()
+                .unwrap_or_default()
+                .trim_end()
+                .to_string()
+        })
+        .collect()
+}
+
+fn input_el(el: &HtmlElement) -> web_sys::Element {
+    el.query_selector(".wterm-input").unwrap().unwrap()
+}
+
+fn key(el: &HtmlElement, key: &str) {
+    let init = KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    let ev = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    input_el(el).dispatch_event(&ev).unwrap();
+}
+
+fn type_text(el: &HtmlElement, text: &str) {
+    let init = InputEventInit::new();
+    init.set_input_type("insertText");
+    init.set_data(Some(text));
+    let ev = InputEvent::new_with_event_init_dict("input", &init).unwrap();
+    input_el(el).dispatch_event(&ev).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn draws_rows_and_colors() {
+    let el = host(400, 200);
+    let t = WTerm::new(
+        el.clone().into(),
+        options(&[("cols", 20.into()), ("rows", 5.into())]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    t.write("\x1b[31mred\x1b[0m ok".into()).unwrap();
+    next_frame().await;
+    let r = rows(&el);
+    assert_eq!(r.len(), 5);
+    assert_eq!(r[0], "red ok");
+    let span = el.query_selector(".wterm-row span").unwrap().unwrap();
+    assert!(span
+        .get_attribute("style")
+        .unwrap()
+        .contains("var(--wterm-c1)"));
+    assert!(el.query_selector(".wterm-cursor").unwrap().is_some());
+    t.destroy().unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn echoes_locally_without_on_data() {
+    let el = host(400, 200);
+    let t = WTerm::new(
+        el.clone().into(),
+        options(&[("cols", 20.into()), ("rows", 5.into())]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    type_text(&el, "abx");
+    key(&el, "Backspace");
+    key(&el, "Enter");
+    type_text(&el, "c");
+    next_frame().await;
+    assert_eq!(&rows(&el)[..2], ["ab", "c"]);
+    t.destroy().unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn sends_keys_and_replies_to_on_data() {
+    let el = host(400, 200);
+    let (f, log) = recorder();
+    let t = WTerm::new(
+        el.clone().into(),
+        options(&[("cols", 20.into()), ("onData", f)]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    key(&el, "ArrowUp");
+    type_text(&el, "é");
+    t.write("\x1b[?1h\x1b[6n".into()).unwrap();
+    key(&el, "ArrowUp");
+    assert_eq!(*log.borrow(), ["\x1b[A", "é", "\x1b[1;1R", "\x1bOA"]);
+    next_frame().await;
+    assert!(
+        rows(&el).iter().all(|r| r.is_empty()),
+        "onData set: nothing is echoed"
+    );
+    t.destroy().unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn wide_characters_take_two_cells() {
+    let el = host(400, 200);
+    let t = WTerm::new(
+        el.clone().into(),
+        options(&[("cols", 20.into()), ("rows", 3.into())]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    t.write("中a".into()).unwrap();
+    next_frame().await;
+    let root: HtmlElement = el
+        .query_selector(".wterm")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    let cell_w: f64 = web_sys::window()
+        .unwrap()
+        .get_computed_style(&root)
+        .unwrap()
+        .unwrap()
+        .get_property_value("--wterm-cell-w")
+        .unwrap()
+        .trim_end_matches("px")
+        .parse()
+        .unwrap();
+    let wide = el.query_selector(".wterm-w").unwrap().unwrap();
+    let w = wide.get_bounding_client_rect().width();
+    assert!(
+        (w - 2.0 * cell_w).abs() < 0.1,
+        "wide box {w}px, cell {cell_w}px"
+    );
+    t.destroy().unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn destroy_removes_everything() {
+    let el = host(400, 200);
+    let (f, log) = recorder();
+    let t = WTerm::new(el.clone().into(), options(&[("onData", f)])).unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    let textarea = input_el(&el);
+    t.destroy().unwrap();
+    assert_eq!(el.child_element_count(), 0);
+    // The listener is gone: a key on the detached input reaches nobody.
+    let init = KeyboardEventInit::new();
+    init.set_key("Enter");
+    textarea
+        .dispatch_event(
+            &KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap(),
+        )
+        .unwrap();
+    assert!(log.borrow().is_empty());
+    t.write("ignored".into()).unwrap();
+    t.destroy().unwrap();
+    assert!(JsFuture::from(t.init()).await.is_err());
+}
+
+#[wasm_bindgen_test]
+fn bad_arguments_name_what_is_accepted() {
+    let el = host(100, 100);
+    let message = |r: Result<WTerm, JsError>| -> String {
+        let e: js_sys::Error = JsValue::from(r.err().expect("should throw")).unchecked_into();
+        e.message().into()
+    };
+    assert_eq!(
+        message(WTerm::new(
+            el.clone().into(),
+            options(&[("cols", 0.into())])
+        )),
+        "cols must be an integer 2..1000; got 0"
+    );
+    assert_eq!(
+        message(WTerm::new(
+            el.clone().into(),
+            options(&[("onData", "x".into())])
+        )),
+        "onData must be a function; got \"x\""
+    );
+    assert_eq!(
+        message(WTerm::new("nope".into(), None)),
+        "element must be an HTMLElement; got \"nope\""
+    );
+}
