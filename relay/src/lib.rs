@@ -24,6 +24,7 @@ use std::future::Future;
 use std::io::{self, Write as _};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
+use axum::serve::ListenerExt as _;
 use tokio::net::TcpListener;
 
 use crate::config::Config;
@@ -104,6 +105,12 @@ pub async fn run(
     }
 
     let app = http::router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let listener = listener.tap_io(|tcp| {
+        // Keystroke echoes are small writes: never hold them back (Nagle).
+        let _ = tcp.set_nodelay(true);
+        let _ =
+            socket2::SockRef::from(&*tcp).set_send_buffer_size(limits::SOCKET_SEND_BUFFER_BYTES);
+    });
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let server = axum::serve(listener, app).with_graceful_shutdown(async move {
         let _ = stop_rx.wait_for(|stop| *stop).await;

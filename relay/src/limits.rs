@@ -21,8 +21,17 @@ pub const PTY_INPUT_QUEUE_MESSAGES: usize = 16;
 /// Output queued for one attached page and not yet written to its socket, in bytes. A page
 /// that falls further behind loses its queued output and is sent a fresh snapshot of the
 /// session's screen instead (a resync), so a slow page costs at most this much memory plus one
-/// snapshot, and never slows the PTY or the other pages.
-pub const CLIENT_QUEUE_BYTES: usize = 1024 * 1024;
+/// snapshot, and never slows the PTY or the other pages. It is also what a slow page may still
+/// have to work through after Ctrl+C stops a flood: at the 2-4 MB/s a browser page parses and
+/// draws, 256 KiB keeps that under the 200 ms the spec allows.
+pub const CLIENT_QUEUE_BYTES: usize = 256 * 1024;
+
+/// Kernel send buffer of each accepted connection, in bytes (`SO_SNDBUF`; Linux doubles it).
+/// Fixing it turns off autotuning, which would otherwise let up to 4 MiB of output sit in the
+/// kernel towards a slow page, where no resync can reach it and Ctrl+C would wait behind it.
+/// It limits one connection to about this much per round trip, far above a terminal's needs on
+/// loopback or a LAN.
+pub const SOCKET_SEND_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Most output bytes coalesced into one binary websocket frame, in bytes. Queued chunks are
 /// merged up to this size; a single larger chunk (a snapshot) is sent as one frame.
@@ -30,10 +39,10 @@ pub const WS_FRAME_BYTES: usize = 128 * 1024;
 
 /// Binary bytes a page that acknowledges (`{"type":"ack","bytes":N}`) may have sent to it and
 /// not yet acknowledged, in bytes. At the limit its output waits in its queue (and the queue's
-/// bound, [`CLIENT_QUEUE_BYTES`], turns a long wait into a resync). A browser reads its socket
-/// eagerly whatever the page's speed, so without acknowledgements TCP cannot tell the relay that
-/// a page is slow; pages that never acknowledge get TCP backpressure only.
-pub const ACK_WINDOW_BYTES: u64 = 512 * 1024;
+/// bound, [`CLIENT_QUEUE_BYTES`], turns a long wait into a resync). TCP backpressure reaches the
+/// relay only after the browser's own buffers fill; acknowledgements bound what a page still has
+/// to work through exactly. Pages that never acknowledge get TCP backpressure only.
+pub const ACK_WINDOW_BYTES: u64 = 256 * 1024;
 
 /// Largest websocket message a page may send, in bytes (the broker's input limit, 256 KiB).
 /// A larger message ends the connection with close code 1009 (message too big).

@@ -13,15 +13,16 @@
 //!
 //! Relay → page: `{"type":"resized","cols","rows"}`, then one binary frame with the snapshot,
 //! then live output as binary frames in order; `{"type":"title","data"}` when the title changes;
-//! `{"type":"resized",..}` after any page resized the session; `{"type":"exit","code"}` then
+//! `{"type":"resized",..}` after another page resized the session (or to the resizing page itself
+//! when its size was clamped); `{"type":"exit","code"}` then
 //! close 1000 when the process exits; `{"type":"error","reason"}` for a message not understood.
 //! A page that falls [`CLIENT_QUEUE_BYTES`](crate::limits::CLIENT_QUEUE_BYTES) behind gets
 //! `resized` and a binary frame starting with CAN + RIS (`18 1b 63`) followed by a fresh snapshot
 //! instead of the output it missed.
 //!
 //! Page → relay: binary frames are input bytes, written to the PTY at once (never behind
-//! output); text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000;
-//! columns at least 2); text `{"type":"ack","bytes":N}` (optional) says the page has processed
+//! output); text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000,
+//! columns at least 2; not echoed back unless clamped); text `{"type":"ack","bytes":N}` (optional) says the page has processed
 //! N bytes of binary frames since it attached (cumulative, snapshot included). From a page's
 //! first `ack` on, the relay keeps at most
 //! [`ACK_WINDOW_BYTES`](crate::limits::ACK_WINDOW_BYTES) unacknowledged towards it, so a page
@@ -278,7 +279,7 @@ where
             }
             Ok(Message::Text(text)) => match serde_json::from_str::<FromPage>(text.as_str()) {
                 Ok(FromPage::Resize { cols, rows }) => {
-                    session.resize(Size::new(side(rows), side(cols)));
+                    session.resize(Size::new(side(rows), side(cols)), queue);
                 }
                 Ok(FromPage::Ack { bytes }) => queue.ack(bytes),
                 Err(_) => queue.push_text(

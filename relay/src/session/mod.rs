@@ -213,19 +213,28 @@ impl Session {
         queue.reset(screen_frames(&mut inner.terminal, RESYNC_PREFIX));
     }
 
-    /// Resizes the PTY and the emulator to `size` (clamped) and tells every page.
-    pub fn resize(&self, size: Size) {
-        let size = size.clamped();
+    /// Resizes the PTY and the emulator to `size` (clamped), at the request of the page
+    /// `from`. The other pages are told (`resized`) when the size changed; `from` is told only
+    /// when clamping changed what it asked for. Echoing a page's own request back would make a
+    /// page that resizes twice in a row chase its stale first size forever.
+    pub fn resize(&self, size: Size, from: &ClientQueue) {
+        let clamped = size.clamped();
         let mut inner = self.lock();
-        inner.terminal.resize(size);
-        pty::resize(&*inner.master, size);
+        let changed = inner.terminal.size() != clamped;
+        if changed {
+            inner.terminal.resize(clamped);
+            pty::resize(&*inner.master, clamped);
+        }
         let msg = ToPage::Resized {
-            cols: size.cols,
-            rows: size.rows,
+            cols: clamped.cols,
+            rows: clamped.rows,
         }
         .to_json();
         for c in &inner.clients {
-            c.push_text(msg.clone());
+            let requester = std::ptr::eq(Arc::as_ptr(c), from);
+            if (changed && !requester) || (requester && clamped != size) {
+                c.push_text(msg.clone());
+            }
         }
     }
 

@@ -70,7 +70,7 @@ async fn ws_without_a_session_makes_one_and_says_its_id_first() {
 }
 
 #[tokio::test]
-async fn resize_reaches_the_pty_and_every_page() {
+async fn resize_reaches_the_pty_and_the_other_pages() {
     let relay = Relay::start().await;
     let id = relay.new_session().await;
     let mut a = relay.attach(Some(id)).await;
@@ -78,21 +78,47 @@ async fn resize_reaches_the_pty_and_every_page() {
     let mut b = relay.attach(Some(id)).await;
     b.expect_attach().await;
 
+    // Two resizes in a row, as a page does while it lays out: the other page hears of the
+    // changes in order; the resizing page is not sent its own sizes back (it would chase the
+    // stale first one).
+    a.send_json(json!({"type": "resize", "cols": 90, "rows": 20}))
+        .await;
     a.send_json(json!({"type": "resize", "cols": 100, "rows": 30}))
         .await;
-    let want = json!({"type": "resized", "cols": 100, "rows": 30});
-    assert_eq!(a.wait_text("resized").await, want);
-    assert_eq!(b.wait_text("resized").await, want);
+    assert_eq!(
+        b.wait_text("resized").await,
+        json!({"type": "resized", "cols": 90, "rows": 20})
+    );
+    assert_eq!(
+        b.wait_text("resized").await,
+        json!({"type": "resized", "cols": 100, "rows": 30})
+    );
     a.send_input(b"echo size-$(stty size | tr ' ' x)\r").await;
     a.wait_output(b"size-30x100", WAIT).await;
+    assert!(
+        a.texts.iter().all(|t| t["type"] != "resized"),
+        "echoed: {:?}",
+        a.texts
+    );
 
-    // Out-of-range sizes are clamped, not refused.
+    // The same size again changes nothing and tells nobody. (A page's messages are handled in
+    // order, so once its next input has run, its resize has been handled.)
+    b.send_json(json!({"type": "resize", "cols": 100, "rows": 30}))
+        .await;
+    b.send_input(b"echo mark-$((5*5))\r").await;
+    b.wait_output(b"mark-25", WAIT).await;
+    a.wait_output(b"mark-25", WAIT).await;
+    assert!(
+        a.texts.iter().all(|t| t["type"] != "resized"),
+        "told: {:?}",
+        a.texts
+    );
+    // Out-of-range sizes are clamped, not refused; the requester is told what it got.
     a.send_json(json!({"type": "resize", "cols": 5000, "rows": 0}))
         .await;
-    assert_eq!(
-        a.wait_text("resized").await,
-        json!({"type": "resized", "cols": 1000, "rows": 1})
-    );
+    let clamped = json!({"type": "resized", "cols": 1000, "rows": 1});
+    assert_eq!(a.wait_text("resized").await, clamped);
+    assert_eq!(b.wait_text("resized").await, clamped);
     assert_eq!(relay.get("/sessions").await.json()[0]["cols"], 1000);
 
     // A message the relay does not understand gets an error frame, and the socket stays up.
@@ -101,11 +127,16 @@ async fn resize_reaches_the_pty_and_every_page() {
         a.wait_text("error").await,
         json!({"type": "error", "reason": "bad_message"})
     );
-    a.send_json(json!({"type": "resize", "cols": 80, "rows": 24}))
+    b.send_json(json!({"type": "resize", "cols": 80, "rows": 24}))
         .await;
     assert_eq!(
         a.wait_text("resized").await,
         json!({"type": "resized", "cols": 80, "rows": 24})
+    );
+    assert!(
+        b.texts.iter().all(|t| t["type"] != "resized"),
+        "echoed: {:?}",
+        b.texts
     );
 }
 

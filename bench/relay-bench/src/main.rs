@@ -1,0 +1,347 @@
+//! `relay-bench`: wterm-relay against a bare PTY, measured side by side in one run.
+//!
+//! Usage: `cargo run --release -p relay-bench -- [--relay PATH] [--mb N] [--samples N]`
+//! (build the relay first: `cargo build --release -p wterm-relay`).
+//!
+//! - Throughput: `cat` of an N MB file (default 200) through the relay to a websocket client,
+//!   versus reading the same `cat` from a bare PTY. Target ratio ≥ 0.9.
+//! - Echo latency: one byte typed into `cat` (the tty echoes it), time until it comes back, over
+//!   the relay and over a bare PTY; p50 and p99. Target: relay p99 within 0.5 ms of bare.
+//! - Ctrl+C during `yes`: time from sending 0x03 to the shell prompt arriving. Target < 200 ms.
+//! - RSS of idle sessions: the relay's resident memory per idle bash session.
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+/// Marker printed after the benchmark's `cat`; the command line spells it split so the echo of
+/// the command itself does not match.
+const END_MARKER: &[u8] = b"__BENCH_END__";
+/// How long any single wait may take before the benchmark gives up, in seconds.
+const WAIT_LIMIT_S: u64 = 120;
+/// Output the `yes` flood must have produced before Ctrl+C is sent, in bytes.
+const FLOOD_BEFORE_CTRL_C_BYTES: usize = 1 << 20;
+/// Ctrl+C rounds.
+const CTRL_C_ROUNDS: usize = 5;
+/// Idle sessions opened to measure resident memory per session.
+const IDLE_SESSIONS: usize = 10;
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+struct Args {
+    relay: String,
+    mb: usize,
+    samples: usize,
+}
+
+fn args() -> Args {
+    let mut a = Args { relay: "target/release/wterm-relay".into(), mb: 200, samples: 200 };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().unwrap_or_else(|| die(&format!("{flag} needs a value")));
+        match flag.as_str() {
+            "--relay" => a.relay = val(),
+            "--mb" => a.mb = val().parse().unwrap_or_else(|_| die("--mb takes a positive integer")),
+            "--samples" => a.samples = val().parse().unwrap_or_else(|_| die("--samples takes a positive integer")),
+            _ => die(&format!("unknown flag {flag}; accepted: --relay PATH, --mb N, --samples N")),
+        }
+    }
+    a
+}
+
+fn die(msg: &str) -> ! {
+    eprintln!("relay-bench: {msg}");
+    std::process::exit(2)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn sorted(mut v: Vec<f64>) -> Vec<f64> {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v
+}
+
+struct Relay {
+    child: Child,
+    url: String,
+    token: String,
+    _home: TempDir,
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("relay-bench-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).expect("temp dir");
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+async fn start_relay(bin: &str) -> Relay {
+    let home = TempDir::new("home");
+    std::fs::write(home.0.join(".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n").expect("bashrc");
+    let token = format!("bench-token-{}", std::process::id());
+    let mut child = Command::new(bin)
+        .args(["serve", "--port", "0", "--state-dir"])
+        .arg(home.0.join("state"))
+        .env("HOME", &home.0)
+        .env("SHELL", "/bin/bash")
+        .env("WEB_TERMINAL_TOKEN", &token)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| die(&format!("cannot start {bin}: {e}; build it with `cargo build --release -p wterm-relay`")));
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(tokio::process::ChildStdout::from_std(stdout).expect("stdout")).lines();
+    let url = loop {
+        let line = tokio::time::timeout(Duration::from_secs(15), lines.next_line())
+            .await
+            .ok()
+            .and_then(|l| l.ok().flatten())
+            .unwrap_or_else(|| die("the relay did not print its URL"));
+        if let Some(rest) = line.split("listening on ").nth(1) {
+            break rest.split('/').take(3).collect::<Vec<_>>().join("/");
+        }
+    };
+    Relay { child, url, token, _home: home }
+}
+
+async fn attach(relay: &Relay) -> Ws {
+    let ws_url = relay.url.replacen("http://", "ws://", 1) + "/ws";
+    let mut req = ws_url.into_client_request().expect("request");
+    req.headers_mut().insert(
+        "Sec-WebSocket-Protocol",
+        format!("wterm.v1, bearer.{}", relay.token).parse().expect("header"),
+    );
+    let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap_or_else(|e| die(&format!("attach: {e}")));
+    ws
+}
+
+/// Reads output until `pred(all output so far)` holds; returns the bytes read.
+async fn read_until(ws: &mut Ws, mut pred: impl FnMut(&[u8]) -> bool) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(WAIT_LIMIT_S);
+    let mut tail: Vec<u8> = Vec::new();
+    let mut total = 0usize;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let msg = tokio::time::timeout(left, ws.next()).await;
+        match msg {
+            Ok(Some(Ok(Message::Binary(b)))) => {
+                total += b.len();
+                tail.extend_from_slice(&b);
+                if pred(&tail) {
+                    return total;
+                }
+                // Keep enough to match a marker split across frames.
+                if tail.len() > 4096 {
+                    tail.drain(..tail.len() - 64);
+                }
+            }
+            Ok(Some(Ok(_))) => {}
+            _ => die("output stopped before the expected text arrived"),
+        }
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn ends_with_prompt(b: &[u8]) -> bool {
+    b.ends_with(b"$ ")
+}
+
+async fn send(ws: &mut Ws, bytes: &[u8]) {
+    ws.send(Message::Binary(bytes.to_vec().into())).await.unwrap_or_else(|e| die(&format!("send: {e}")));
+}
+
+fn write_corpus(dir: &TempDir, mb: usize) -> std::path::PathBuf {
+    let path = dir.0.join("corpus.txt");
+    let line = b"drwxr-xr-x  2 user group    4096 Nov 30 04:00 some-directory-name/file.txt\n";
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("corpus"));
+    let mut written = 0;
+    while written < mb << 20 {
+        f.write_all(line).expect("corpus");
+        written += line.len();
+    }
+    f.flush().expect("corpus");
+    path
+}
+
+/// Seconds to read all of `cmd`'s output from a bare PTY.
+fn bare_pty_cat(path: &std::path::Path) -> (f64, usize) {
+    let pty = portable_pty::native_pty_system()
+        .openpty(portable_pty::PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 })
+        .expect("openpty");
+    let mut cmd = portable_pty::CommandBuilder::new("cat");
+    cmd.arg(path);
+    let mut reader = pty.master.try_clone_reader().expect("reader");
+    let t0 = Instant::now();
+    let mut child = pty.slave.spawn_command(cmd).expect("spawn cat");
+    drop(pty.slave);
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0;
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => total += n,
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let _ = child.wait();
+    (secs, total)
+}
+
+/// Echo round trips through a bare PTY running `cat`, in milliseconds.
+fn bare_pty_echo(samples: usize) -> Vec<f64> {
+    let pty = portable_pty::native_pty_system()
+        .openpty(portable_pty::PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 })
+        .expect("openpty");
+    let mut child = pty.slave.spawn_command(portable_pty::CommandBuilder::new("cat")).expect("spawn cat");
+    drop(pty.slave);
+    let mut reader = pty.master.try_clone_reader().expect("reader");
+    let mut writer = pty.master.take_writer().expect("writer");
+    let mut out = Vec::with_capacity(samples);
+    let mut buf = [0u8; 256];
+    for _ in 0..samples {
+        let t0 = Instant::now();
+        writer.write_all(b"x").expect("write");
+        writer.flush().ok();
+        loop {
+            let n = reader.read(&mut buf).expect("read");
+            if buf[..n].contains(&b'x') {
+                break;
+            }
+        }
+        out.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    let _ = child.kill();
+    out
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_owned))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
+
+#[tokio::main]
+async fn main() {
+    let a = args();
+    let data = TempDir::new("data");
+    let corpus = write_corpus(&data, a.mb);
+    let file_bytes = std::fs::metadata(&corpus).map(|m| m.len() as f64).unwrap_or(0.0);
+    let mib = file_bytes / (1 << 20) as f64;
+
+    let relay = start_relay(&a.relay).await;
+    let rss_start = rss_kib(relay.child.id());
+    let mut ws = attach(&relay).await;
+    read_until(&mut ws, ends_with_prompt).await;
+
+    // Throughput.
+    let cmd = format!("cat {}; printf '%s%s\\n' __BENCH_ END__\r", corpus.display());
+    send(&mut ws, cmd.as_bytes()).await;
+    let t0 = Instant::now();
+    let relay_bytes = read_until(&mut ws, |b| contains(b, END_MARKER)).await;
+    let relay_s = t0.elapsed().as_secs_f64();
+    read_until(&mut ws, ends_with_prompt).await;
+    let (bare_s, bare_bytes) = tokio::task::spawn_blocking({
+        let c = corpus.clone();
+        move || bare_pty_cat(&c)
+    })
+    .await
+    .expect("bare cat");
+
+    // Echo latency.
+    send(&mut ws, b"cat\r").await;
+    read_until(&mut ws, |b| b.ends_with(b"cat\r\n")).await;
+    let mut relay_echo = Vec::with_capacity(a.samples);
+    for _ in 0..a.samples {
+        let t0 = Instant::now();
+        send(&mut ws, b"x").await;
+        read_until(&mut ws, |b| b.contains(&b'x')).await;
+        relay_echo.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    send(&mut ws, b"\x03").await;
+    read_until(&mut ws, ends_with_prompt).await;
+    let samples = a.samples;
+    let bare_echo = tokio::task::spawn_blocking(move || bare_pty_echo(samples)).await.expect("bare echo");
+
+    // Ctrl+C during a flood.
+    let mut ctrl_c = Vec::new();
+    for _ in 0..CTRL_C_ROUNDS {
+        send(&mut ws, b"yes\r").await;
+        let mut seen = 0usize;
+        read_until(&mut ws, |b| {
+            seen += b.len().min(4096);
+            seen > FLOOD_BEFORE_CTRL_C_BYTES
+        })
+        .await;
+        let t0 = Instant::now();
+        send(&mut ws, b"\x03").await;
+        read_until(&mut ws, ends_with_prompt).await;
+        ctrl_c.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+
+    // Idle sessions.
+    let before = rss_kib(relay.child.id());
+    let mut idle = Vec::new();
+    for _ in 0..IDLE_SESSIONS {
+        let mut w = attach(&relay).await;
+        read_until(&mut w, ends_with_prompt).await;
+        idle.push(w);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = rss_kib(relay.child.id());
+
+    let re = sorted(relay_echo);
+    let be = sorted(bare_echo);
+    let cc = sorted(ctrl_c);
+    let relay_mbs = mib / relay_s;
+    let bare_mbs = mib / bare_s;
+    println!("relay-bench: {mib:.0} MiB corpus, {} echo samples, {CTRL_C_ROUNDS} Ctrl+C rounds", a.samples);
+    println!("{:<34} {:>12} {:>12} {:>10}", "measure", "relay", "bare PTY", "ratio");
+    println!("{:<34} {:>12.1} {:>12.1} {:>10.2}", "cat throughput (MiB/s)", relay_mbs, bare_mbs, relay_mbs / bare_mbs);
+    println!("{:<34} {:>12} {:>12}", "  bytes received", relay_bytes, bare_bytes);
+    println!("{:<34} {:>12.3} {:>12.3} {:>10.2}", "echo latency p50 (ms)", percentile(&re, 0.5), percentile(&be, 0.5), percentile(&re, 0.5) / percentile(&be, 0.5));
+    println!("{:<34} {:>12.3} {:>12.3} {:>+10.3}", "echo latency p99 (ms; diff)", percentile(&re, 0.99), percentile(&be, 0.99), percentile(&re, 0.99) - percentile(&be, 0.99));
+    println!("{:<34} {:>12.1} {:>12}", "Ctrl+C to prompt, median (ms)", percentile(&cc, 0.5), "-");
+    println!("{:<34} {:>12.1} {:>12}", "Ctrl+C to prompt, max (ms)", cc.last().copied().unwrap_or(f64::NAN), "-");
+    println!("{:<34} {:>12} {:>12}", "relay RSS at start (KiB)", rss_start, "-");
+    println!(
+        "{:<34} {:>12} {:>12}",
+        "RSS per idle session (KiB)",
+        after.saturating_sub(before) / IDLE_SESSIONS as u64,
+        "-"
+    );
+    drop(idle);
+}
