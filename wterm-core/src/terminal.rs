@@ -162,6 +162,8 @@ pub struct TextRow {
 pub struct Terminal {
     parser: vt100::Parser<State>,
     scrollback_capacity: usize,
+    /// The last byte fed was ESC, so a `c` starting the next chunk completes RIS.
+    pending_esc: bool,
 }
 
 impl core::fmt::Debug for Terminal {
@@ -194,6 +196,7 @@ impl Terminal {
                 State::default(),
             ),
             scrollback_capacity,
+            pending_esc: false,
         }
     }
 
@@ -207,7 +210,27 @@ impl Terminal {
     /// Parses program output. Any chunking works: a UTF-8 character or an escape sequence split
     /// across calls is completed by the next call. Returns the replies and events it caused.
     pub fn feed(&mut self, bytes: &[u8]) -> Effects {
-        self.parser.process(bytes);
+        // vt100 handles RIS (`ESC c`) without telling us, so the state we keep ourselves (title,
+        // cwd, shell integration, kitty flags) is reset here. ESC enters the escape state from
+        // any parser state, so an adjacent `ESC c` is always RIS, even across chunks.
+        let mut start = 0;
+        if self.pending_esc && bytes.first() == Some(&b'c') {
+            self.parser.process(&bytes[..1]);
+            self.parser.callbacks_mut().reset_for_ris();
+            start = 1;
+        }
+        let mut i = start;
+        while let Some(off) = bytes[i..].windows(2).position(|w| w == b"\x1bc") {
+            let end = i + off + 2;
+            self.parser.process(&bytes[start..end]);
+            self.parser.callbacks_mut().reset_for_ris();
+            start = end;
+            i = end;
+        }
+        self.parser.process(&bytes[start..]);
+        if !bytes.is_empty() {
+            self.pending_esc = bytes.last() == Some(&0x1b);
+        }
         let st = self.parser.callbacks_mut();
         Effects {
             replies: core::mem::take(&mut st.replies),

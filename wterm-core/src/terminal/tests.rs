@@ -284,3 +284,29 @@ fn reset_starts_blank_at_same_size() {
     assert_eq!(t.title(), None);
     assert!(!t.modes().application_cursor);
 }
+
+#[test]
+fn ris_resets_what_we_track_even_split_across_chunks() {
+    for split in [None, Some(1usize)] {
+        let mut t = term(4, 20);
+        t.feed(b"\x1b]2;title\x07\x1b]7;file://h/tmp\x07\x1b]133;A\x07\x1b[>1u\x1b[?2004hx");
+        assert!(t.title().is_some() && t.cwd().is_some() && t.modes().kitty_flags == 1);
+        let ris = b"ab\x1bcZ";
+        let fx = match split {
+            None => t.feed(ris),
+            Some(_) => {
+                t.feed(b"ab\x1b");
+                t.feed(b"cZ")
+            }
+        };
+        assert!(fx.title_changed, "{split:?}");
+        assert_eq!((t.title(), t.cwd(), t.shell_integration()), (None, None, None), "{split:?}");
+        assert_eq!(t.modes(), Modes::default(), "{split:?}");
+        assert_eq!(t.screen_text(), "Z");
+    }
+    // ESC then something else is not RIS.
+    let mut t = term(2, 10);
+    t.feed(b"\x1b]2;keep\x07\x1b");
+    t.feed(b"7c");
+    assert_eq!(t.title(), Some("keep"));
+}

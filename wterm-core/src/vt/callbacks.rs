@@ -20,6 +20,18 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// RIS (`ESC c`) resets the terminal: forget the title, cwd, shell-integration state and
+    /// both kitty flag stacks. Replies already queued stay (they answer earlier queries).
+    pub fn reset_for_ris(&mut self) {
+        if self.title.is_some() {
+            self.title_changed = true;
+        }
+        self.title = None;
+        self.cwd = None;
+        self.shell = None;
+        self.kitty = Default::default();
+    }
+
     /// OSC 0/2: a title over [`MAX_TITLE_BYTES`] is cut at a character boundary; empty clears it.
     fn set_title(&mut self, title: &[u8]) {
         let mut t = String::from_utf8_lossy(title).into_owned();
