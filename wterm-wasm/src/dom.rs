@@ -132,3 +132,51 @@ pub(crate) fn element(doc: &Document, tag: &str, class: &str) -> Result<HtmlElem
 pub(crate) fn set_var(el: &HtmlElement, name: &str, value: &str) {
     let _ = el.style().set_property(name, value);
 }
+
+/// A `setTimeout` that is cleared when this value is dropped; the callback lives exactly as
+/// long as the timer.
+#[must_use = "the timer is cleared when this value is dropped"]
+pub(crate) struct Timeout {
+    id: i32,
+    _closure: Closure<dyn FnMut()>,
+}
+
+impl Timeout {
+    /// Calls `f` once after `ms` milliseconds (rounded up). `None` without a window.
+    pub(crate) fn new(ms: f64, f: impl FnMut() + 'static) -> Option<Timeout> {
+        let window = web_sys::window()?;
+        let closure = Closure::<dyn FnMut()>::new(f);
+        let id = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(
+                closure.as_ref().unchecked_ref(),
+                ms.ceil().clamp(0.0, f64::from(i32::MAX)) as i32,
+            )
+            .ok()?;
+        Some(Timeout {
+            id,
+            _closure: closure,
+        })
+    }
+}
+
+impl Drop for Timeout {
+    fn drop(&mut self) {
+        if let Some(window) = web_sys::window() {
+            window.clear_timeout_with_handle(self.id);
+        }
+    }
+}
+
+/// `performance.now()`, in milliseconds (0 without a window).
+pub(crate) fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// `document.hidden`: the page gets no animation frames.
+pub(crate) fn page_hidden() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.hidden())
+}

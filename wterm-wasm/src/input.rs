@@ -34,9 +34,6 @@ use crate::view::Dom;
 
 /// `KeyboardEvent.keyCode` of keys consumed by an IME (the "Process" key).
 const IME_KEY_CODE: u32 = 229;
-/// Kitty keyboard flag 8, "report all keys as escape codes": printable keys are then encoded
-/// in `keydown` instead of arriving as text.
-const KITTY_REPORT_ALL_KEYS: u8 = 8;
 
 /// Adds the terminal's listeners; they stop when the returned guards are dropped.
 pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Listener>, JsValue> {
@@ -225,7 +222,7 @@ fn on_keydown(shared: &Shared, ev: &KeyboardEvent) {
             }
         }
         let plain = !(mods.ctrl || mods.alt || mods.meta);
-        if plain && modes.kitty_flags & KITTY_REPORT_ALL_KEYS == 0 {
+        if plain && !modes.reports_all_keys() {
             return; // arrives as an `input` event
         }
     }

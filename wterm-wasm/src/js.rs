@@ -9,8 +9,8 @@ use wterm_core::limits::{MAX_COLS, MAX_ROWS, MAX_SCROLLBACK_ROWS, MIN_COLS, MIN_
 /// Longest excerpt of a bad string argument quoted back in an error, in characters.
 const ERROR_EXCERPT_CHARS: usize = 40;
 
-/// WebMCP settings from the `webmcp` option (spec `webmcp-tools.md`, "Enabling WebMCP").
-/// Stored now; the WebMCP module registers the tools from them.
+/// WebMCP settings from the `webmcp` option or `setWebMCP` (spec `webmcp-tools.md`, "Enabling
+/// WebMCP"); the `webmcp` module registers the terminal with them once it is initialized.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct WebMcpConfig {
     /// Requested tool-facing name; `None` means the default (`"terminal"`).

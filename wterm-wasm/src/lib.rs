@@ -8,15 +8,19 @@
 //! - `view`: the elements a terminal adds to the page, cell measurement, per-frame rendering
 //!   and scroll syncing; `render`: rows and cursor from styled runs, changed rows only.
 //! - `input`: keyboard, text, IME, paste, wheel and focus listeners.
-//! - `dom`: self-removing listeners, the stylesheet, element helpers.
+//! - `webmcp`: the four WebMCP tools, registered once per page for all terminals with WebMCP
+//!   on; `limits`: every limit of the tools.
+//! - `dom`: self-removing listeners and timers, the stylesheet, element helpers.
 #![deny(missing_docs)]
 
 mod dom;
 mod input;
 mod js;
+mod limits;
 mod render;
 mod term;
 mod view;
+mod webmcp;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -27,7 +31,7 @@ use web_sys::HtmlElement;
 use wterm_core::limits::DEFAULT_SCROLLBACK_ROWS;
 use wterm_core::Size;
 
-use crate::js::{cols_arg, data_arg, describe, parse_options, rows_arg, Outbox};
+use crate::js::{cols_arg, data_arg, describe, parse_options, rows_arg, webmcp_arg, Outbox};
 use crate::term::{busy, focus_element, Inner, Shared};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -194,9 +198,57 @@ impl WTerm {
     /// observer; drops the callbacks. Later calls do nothing (and `init()` rejects). Calling it
     /// twice is fine.
     pub fn destroy(&self) -> Result<(), JsError> {
-        let dom = self.shared.try_borrow_mut().map_err(|_| busy())?.destroy();
+        let (dom, id) = {
+            let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
+            (inner.destroy(), inner.mcp.id)
+        };
         // Dropped without the borrow: removing a focused element may fire `blur`.
         drop(dom);
+        webmcp::apply(id, Rc::downgrade(&self.shared), None);
+        Ok(())
+    }
+
+    /// Turns the terminal's WebMCP tools on or changes their options (`true` or
+    /// `{name?, description?, readOnly?}`), or withdraws the terminal with `false` (spec
+    /// `webmcp-tools.md`, "Enabling WebMCP"). Takes effect at once on an initialized terminal
+    /// (at `init()` otherwise); withdrawing ends the calls in progress for it. A new name that
+    /// another terminal has gets a suffix (`-2`, `-3`, ...), with a console warning. Does
+    /// nothing after `destroy()`.
+    ///
+    /// Throws when `options` is not one of those, naming what is accepted.
+    #[wasm_bindgen(js_name = setWebMCP)]
+    pub fn set_webmcp(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "boolean | WTermWebMCPOptions")] options: JsValue,
+    ) -> Result<(), JsError> {
+        if options.is_undefined() || options.is_null() {
+            return Err(JsError::new(
+                "options must be false, true or an object {name?, description?, readOnly?}; \
+                 got undefined",
+            ));
+        }
+        let cfg = webmcp_arg(&options, "options")?;
+        let (id, ready) = {
+            let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
+            if inner.lifecycle == term::Lifecycle::Destroyed {
+                return Ok(());
+            }
+            if cfg.is_none() {
+                webmcp::end_calls(&mut inner, "withdrew its WebMCP tools");
+            }
+            inner.webmcp = cfg.clone();
+            (inner.mcp.id, inner.lifecycle == term::Lifecycle::Ready)
+        };
+        if ready {
+            webmcp::apply(id, Rc::downgrade(&self.shared), cfg.as_ref());
+        }
+        Ok(())
+    }
+
+    /// Clears the terminal as if new, keeping its size: blank screen, no history, default
+    /// modes, no title. The relay page calls it before replaying a session's snapshot.
+    pub fn reset(&self) -> Result<(), JsError> {
+        self.shared.try_borrow_mut().map_err(|_| busy())?.reset();
         Ok(())
     }
 

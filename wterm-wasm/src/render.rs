@@ -3,7 +3,6 @@
 //! its runs differ from the ones drawn last time. No terminal semantics here: colors, widths
 //! and cursor state all come from `wterm-core`.
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use wasm_bindgen::JsValue;
 use web_sys::{Document, Element, HtmlElement};
 use wterm_core::{Color, Style, StyledRun, Terminal};
@@ -240,29 +239,20 @@ fn push_run(out: &mut String, run: &StyledRun) {
         let _ = write!(out, ";background:{bg}");
     }
     out.push_str("\">");
-    push_cells(out, &run.text, run.cols);
+    push_cells(out, run);
     out.push_str("</span>");
 }
 
-/// Appends the text of a run `cols` columns wide, escaped, with each wide character in a
-/// two-cell box (`span.wterm-w`). When the widths computed here do not add up to `cols` (a
-/// sequence the width tables disagree on), the text goes in unboxed: the run's own span is
-/// still exactly `cols` cells wide, so the columns after it stay aligned.
-fn push_cells(out: &mut String, text: &str, cols: u16) {
-    if text.is_ascii()
-        || Cells::new(text).map(|(_, w)| u32::from(w)).sum::<u32>() != u32::from(cols)
-    {
-        push_escaped(out, text);
-        return;
-    }
-    for (cell, width) in Cells::new(text) {
-        if width == 2 {
-            out.push_str("<span class=\"wterm-w\">");
-            push_escaped(out, cell);
-            out.push_str("</span>");
-        } else {
-            push_escaped(out, cell);
-        }
+/// Appends the text of a run, escaped. A wide run (one character covering two columns, as the
+/// core reports it) goes in a two-cell box (`span.wterm-w`), so it takes exactly two cells
+/// whatever the fallback font measures.
+fn push_cells(out: &mut String, run: &StyledRun) {
+    if run.wide {
+        out.push_str("<span class=\"wterm-w\">");
+        push_escaped(out, &run.text);
+        out.push_str("</span>");
+    } else {
+        push_escaped(out, &run.text);
     }
 }
 
@@ -277,54 +267,16 @@ fn push_escaped(out: &mut String, text: &str) {
     }
 }
 
-/// Splits run text into cells with their widths, the way the parser filled them: a character
-/// of non-zero width starts a cell, zero-width characters (combining marks, ZWJ, variation
-/// selectors) join the cell before them, and U+FE0F (emoji presentation) widens a cell whose
-/// text is then wide.
-struct Cells<'a> {
-    rest: &'a str,
-}
-
-impl<'a> Cells<'a> {
-    fn new(text: &'a str) -> Self {
-        Cells { rest: text }
-    }
-}
-
-impl<'a> Iterator for Cells<'a> {
-    type Item = (&'a str, u16);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let mut chars = self.rest.char_indices();
-        let (_, first) = chars.next()?;
-        let mut end = first.len_utf8();
-        let mut emoji_presentation = false;
-        for (i, c) in chars {
-            if c.width() != Some(0) {
-                break;
-            }
-            emoji_presentation |= c == '\u{FE0F}';
-            end = i + c.len_utf8();
-        }
-        let (cell, rest) = self.rest.split_at(end);
-        self.rest = rest;
-        let mut width = first.width().unwrap_or(1).min(2) as u16;
-        if emoji_presentation && width < 2 && cell.width() > 1 {
-            width = 2;
-        }
-        Some((cell, width))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn run(text: &str, cols: u16, style: Style) -> StyledRun {
+    fn run(text: &str, cols: u16, wide: bool) -> StyledRun {
         StyledRun {
             text: text.into(),
             cols,
-            style,
+            style: Style::default(),
+            wide,
         }
     }
 
@@ -375,25 +327,16 @@ mod tests {
     }
 
     #[test]
-    fn wide_cells_are_boxed() {
+    fn wide_runs_are_boxed() {
         let mut s = String::new();
-        push_run(&mut s, &run("a中<b", 5, Style::default()));
+        push_run(&mut s, &run("a<", 2, false));
+        push_run(&mut s, &run("中", 2, true));
+        push_run(&mut s, &run("\u{2764}\u{FE0F}", 2, true));
         assert_eq!(
             s,
-            "<span style=\"--n:5\">a<span class=\"wterm-w\">中</span>&lt;b</span>"
+            "<span style=\"--n:2\">a&lt;</span>\
+             <span style=\"--n:2\"><span class=\"wterm-w\">中</span></span>\
+             <span style=\"--n:2\"><span class=\"wterm-w\">\u{2764}\u{FE0F}</span></span>"
         );
-    }
-
-    #[test]
-    fn emoji_presentation_is_wide() {
-        let cells: Vec<_> = Cells::new("\u{2764}\u{FE0F}e\u{301}").collect();
-        assert_eq!(cells, vec![("\u{2764}\u{FE0F}", 2), ("e\u{301}", 1)]);
-    }
-
-    #[test]
-    fn width_mismatch_falls_back_to_plain() {
-        let mut s = String::new();
-        push_cells(&mut s, "中", 1);
-        assert_eq!(s, "中");
     }
 }

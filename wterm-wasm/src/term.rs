@@ -17,6 +17,7 @@ use wterm_core::{Size, Terminal};
 
 use crate::js::{bytes_to_string, size_object, Callbacks, Outbox, WebMcpConfig};
 use crate::view::Dom;
+use crate::webmcp;
 
 /// The handle shared by the `WTerm` object and everything that acts on its behalf.
 pub(crate) type Shared = Rc<RefCell<Inner>>;
@@ -55,6 +56,8 @@ pub(crate) struct Inner {
     pub(crate) lifecycle: Lifecycle,
     /// Present from `init()` until `destroy()`.
     pub(crate) dom: Option<Dom>,
+    /// WebMCP calls in progress for this terminal, and its id in the page registry.
+    pub(crate) mcp: webmcp::Calls,
 }
 
 impl Inner {
@@ -84,6 +87,7 @@ impl Inner {
             composing: false,
             lifecycle: Lifecycle::New,
             dom: None,
+            mcp: webmcp::Calls::new(),
         }
     }
 
@@ -112,6 +116,7 @@ impl Inner {
             return out;
         }
         let fx = self.term.feed(bytes);
+        self.mcp.on_output();
         if !fx.replies.is_empty() {
             // Without onData there is no program to answer: the replies are dropped.
             if let Some(f) = &self.callbacks.on_data {
@@ -151,11 +156,29 @@ impl Inner {
         self.schedule_frame();
     }
 
-    /// Draws one frame (the animation-frame callback).
+    /// Draws one frame (the animation-frame callback), then answers the WebMCP waits that the
+    /// output drawn may have satisfied.
     fn frame(&mut self) {
         if let Some(dom) = self.dom.as_mut() {
             dom.render(&mut self.term, &mut self.view_offset);
         }
+        webmcp::run_due_check(self);
+    }
+
+    /// Clears the terminal as a fresh one of the same size and scrollback capacity: blank
+    /// screen, no history, default modes, no title (`wterm_core::Terminal::reset`). Waits in
+    /// progress see it as output.
+    pub(crate) fn reset(&mut self) {
+        if self.lifecycle == Lifecycle::Destroyed {
+            return;
+        }
+        self.term.reset();
+        self.view_offset = 0;
+        if let Some(dom) = self.dom.as_mut() {
+            dom.sync_scroll = true;
+        }
+        self.mcp.on_output();
+        self.schedule_frame();
     }
 
     /// The hidden input element, to focus it without holding the borrow (focusing fires
@@ -168,10 +191,21 @@ impl Inner {
 
     /// Takes the DOM out for dropping once the borrow is released, and forgets the callbacks.
     pub(crate) fn destroy(&mut self) -> Option<Dom> {
+        webmcp::end_calls(self, "was destroyed");
         self.lifecycle = Lifecycle::Destroyed;
         self.callbacks = Callbacks::default();
         self.webmcp = None;
         self.dom.take()
+    }
+}
+
+impl Drop for Inner {
+    /// A terminal freed without `destroy()` leaves the page registry soon after (not now: the
+    /// last handle may be dropped while the registry is in use).
+    fn drop(&mut self) {
+        if self.lifecycle != Lifecycle::Destroyed && self.webmcp.is_some() {
+            wasm_bindgen_futures::spawn_local(async { webmcp::prune() });
+        }
     }
 }
 
@@ -265,7 +299,7 @@ pub(crate) async fn init(shared: Shared) -> Result<(), JsValue> {
             return Ok(()); // destroyed while waiting
         }
         match start(&mut inner, Rc::downgrade(&shared)) {
-            Ok(out) => out,
+            Ok(out) => (out, inner.webmcp.clone(), inner.mcp.id),
             Err(e) => {
                 inner.dom = None;
                 inner.lifecycle = Lifecycle::New;
@@ -273,13 +307,19 @@ pub(crate) async fn init(shared: Shared) -> Result<(), JsValue> {
             }
         }
     };
+    let (out, cfg, id) = out;
     out.deliver();
+    // Registered without the borrow: the provider is page code.
+    if let Some(cfg) = cfg {
+        webmcp::apply(id, Rc::downgrade(&shared), Some(&cfg));
+    }
     Ok(())
 }
 
 /// The synchronous part of `init()` after the fonts: listeners, frame callback, resize
 /// observer, measurement and fit.
 fn start(inner: &mut Inner, weak: Weak<RefCell<Inner>>) -> Result<Outbox, JsValue> {
+    inner.mcp.weak = weak.clone();
     let auto_fit = inner.requested == (None, None);
     let host = inner.host.clone();
     let dom = inner.dom.as_mut().ok_or("no DOM")?;

@@ -240,3 +240,141 @@ fn bad_arguments_name_what_is_accepted() {
         "element must be an HTMLElement; got \"nope\""
     );
 }
+
+#[wasm_bindgen_test]
+async fn reset_clears_screen_and_history() {
+    let el = host(400, 200);
+    let t = WTerm::new(
+        el.clone().into(),
+        options(&[("cols", 20.into()), ("rows", 3.into())]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    t.write("\x1b]2;T\x07a\r\nb\r\nc\r\nd".into()).unwrap();
+    next_frame().await;
+    assert_eq!(rows(&el), ["b", "c", "d"]);
+    t.reset().unwrap();
+    next_frame().await;
+    assert_eq!(rows(&el), ["", "", ""]);
+    assert_eq!(t.title(), None);
+    assert_eq!((t.cols(), t.rows()), (20, 3));
+    t.destroy().unwrap();
+}
+
+/// An older-style provider on `navigator.modelContext` (no WebMCP in the test browser):
+/// `registerTool(tool)` returns `{unregister}`. Records what happens in `window.__mcpLog` and
+/// keeps the tools in `window.__mcpTools`.
+fn install_navigator_provider() {
+    let install = js_sys::Function::new_no_args(
+        r#"
+        window.__mcpLog = [];
+        window.__mcpTools = {};
+        Object.defineProperty(navigator, "modelContext", { configurable: true, value: {
+          registerTool(tool) {
+            window.__mcpTools[tool.name] = tool;
+            window.__mcpLog.push("+" + tool.name);
+            return { unregister() {
+              delete window.__mcpTools[tool.name];
+              window.__mcpLog.push("-" + tool.name);
+            } };
+          },
+        } });
+        "#,
+    );
+    install.call0(&JsValue::UNDEFINED).unwrap();
+}
+
+fn mcp_log() -> Vec<String> {
+    let log = Reflect::get(&js_sys::global(), &"__mcpLog".into()).unwrap();
+    js_sys::Array::from(&log)
+        .iter()
+        .map(|v| v.as_string().unwrap())
+        .collect()
+}
+
+/// Calls a registered tool's `execute` directly and parses its JSON answer.
+fn execute(tool: &str, input: &str) -> JsValue {
+    let tools = Reflect::get(&js_sys::global(), &"__mcpTools".into()).unwrap();
+    let tool = Reflect::get(&tools, &tool.into()).unwrap();
+    let f: js_sys::Function = Reflect::get(&tool, &"execute".into())
+        .unwrap()
+        .unchecked_into();
+    let input = js_sys::JSON::parse(input).unwrap();
+    let out = f
+        .call2(&JsValue::UNDEFINED, &input, &Object::new())
+        .unwrap();
+    js_sys::JSON::parse(&out.as_string().expect("a JSON string")).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn webmcp_registers_once_per_page_and_withdraws() {
+    install_navigator_provider();
+    let el = host(400, 200);
+    let (f, log) = recorder();
+    let webmcp = Object::new();
+    Reflect::set(&webmcp, &"name".into(), &"glue".into()).unwrap();
+    let a = WTerm::new(
+        el.clone().into(),
+        options(&[
+            ("cols", 20.into()),
+            ("webmcp", webmcp.into()),
+            ("onData", f),
+        ]),
+    )
+    .unwrap();
+    // Nothing is registered before init.
+    assert!(mcp_log().is_empty());
+    JsFuture::from(a.init()).await.unwrap();
+    assert_eq!(
+        mcp_log(),
+        [
+            "+list_terminals",
+            "+read_terminal",
+            "+type_in_terminal",
+            "+press_terminal_keys"
+        ]
+    );
+    let b = WTerm::new(host(400, 200).into(), options(&[("webmcp", true.into())])).unwrap();
+    JsFuture::from(b.init()).await.unwrap();
+    assert_eq!(mcp_log().len(), 4, "one registration per tool for the page");
+
+    let list = execute("list_terminals", "{}");
+    let names: Vec<String> =
+        js_sys::Array::from(&Reflect::get(&list, &"terminals".into()).unwrap())
+            .iter()
+            .map(|t| {
+                Reflect::get(&t, &"name".into())
+                    .unwrap()
+                    .as_string()
+                    .unwrap()
+            })
+            .collect();
+    assert_eq!(names, ["glue", "terminal"]);
+    let pressed = execute(
+        "press_terminal_keys",
+        r#"{"terminal":"glue","keys":["Ctrl+C","Up"]}"#,
+    );
+    assert_eq!(Reflect::get(&pressed, &"pressed".into()).unwrap(), 2);
+    assert_eq!(*log.borrow(), ["\x03", "\x1b[A"]);
+
+    // setWebMCP checks its argument.
+    let err = a
+        .set_webmcp(JsValue::UNDEFINED)
+        .expect_err("undefined is refused");
+    let err: js_sys::Error = JsValue::from(err).unchecked_into();
+    assert!(String::from(err.message()).starts_with("options must be false, true or an object"));
+
+    let read_only = Object::new();
+    Reflect::set(&read_only, &"readOnly".into(), &true.into()).unwrap();
+    a.set_webmcp(read_only.clone().into()).unwrap();
+    b.set_webmcp(read_only.into()).unwrap();
+    assert_eq!(
+        &mcp_log()[4..],
+        ["-type_in_terminal", "-press_terminal_keys"]
+    );
+    a.destroy().unwrap();
+    b.set_webmcp(false.into()).unwrap();
+    assert_eq!(&mcp_log()[6..], ["-list_terminals", "-read_terminal"]);
+    b.destroy().unwrap();
+    assert_eq!(mcp_log().len(), 8);
+}

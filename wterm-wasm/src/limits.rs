@@ -1,0 +1,46 @@
+//! Every limit of the WebMCP tools (spec `webmcp-tools.md`), with its unit and what happens at
+//! it. The tools' input schemas and error messages are built from these constants, so the
+//! schema an agent reads and the check that refuses it never disagree.
+
+/// Most rows `read_terminal` returns with `lines`, in rows (spec: `lines` 1..10000). A larger
+/// `lines` is refused with an error, not lowered. The same limit as the core's tail reader.
+pub(crate) const MAX_READ_LINES: u32 = wterm_core::limits::MAX_TAIL_LINES as u32;
+
+/// Longest `waitForIdleMs`, in milliseconds (spec: 1..120000); a larger value is refused.
+pub(crate) const MAX_IDLE_MS: u32 = 120_000;
+
+/// Longest `timeoutMs`, in milliseconds (spec: 1..120000); a larger value is refused.
+pub(crate) const MAX_TIMEOUT_MS: u32 = 120_000;
+
+/// `timeoutMs` when a `read_terminal` wait does not give one, in milliseconds (spec).
+pub(crate) const DEFAULT_TIMEOUT_MS: u32 = 10_000;
+
+/// Longest `text` `type_in_terminal` accepts, in bytes of UTF-8 (spec: 1 MiB); longer text is
+/// refused and nothing is typed.
+pub(crate) const MAX_TYPE_BYTES: usize = 1 << 20;
+
+/// Most keys one `press_terminal_keys` call accepts (spec: 1..64); more are refused and nothing
+/// is pressed.
+pub(crate) const MAX_KEYS: usize = 64;
+
+/// Delay between the text and the Enter of `type_in_terminal` with `submit: true`, in
+/// milliseconds (spec), so programs that detect pastes by input speed (agent CLIs) see a
+/// separate key press rather than a pasted newline.
+pub(crate) const SUBMIT_DELAY_MS: u32 = 150;
+
+/// Shortest time between two wait checks made right after output (in a microtask), in
+/// milliseconds: about one animation frame. Output arriving sooner after such a check is
+/// checked at the next frame instead, so a flood of output costs at most about two checks per
+/// frame.
+pub(crate) const EAGER_CHECK_INTERVAL_MS: f64 = 16.0;
+
+/// After an output-driven wait check that took `d` ms, the next one waits at least this many
+/// times `d` (a timer runs it then), so wait checks take at most about a quarter of the page's
+/// main thread whatever the output rate. A check of the screen costs well under a millisecond
+/// and is never delayed by this; a wait over 10000 rows of scrollback costs tens of
+/// milliseconds per check and is then checked a few times a second during a flood of output.
+pub(crate) const CHECK_COST_FACTOR: f64 = 3.0;
+
+/// Delay of a wait check after output while the page is hidden (`document.hidden`), in
+/// milliseconds (spec): hidden pages get no animation frames, so a timer stands in for one.
+pub(crate) const HIDDEN_CHECK_MS: u32 = 20;

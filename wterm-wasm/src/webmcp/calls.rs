@@ -1,0 +1,308 @@
+//! Tool calls in progress for one terminal: waiting `read_terminal`s and the pending Enter of
+//! `type_in_terminal` with `submit`. They belong to the terminal ([`Calls`] is a field of
+//! `term::Inner`): destroying or withdrawing it ends them all with an error result, so a wait
+//! can never return output written afterwards.
+//!
+//! Waits are driven by output, never by polling (spec `read_terminal`). A write with waiters
+//! present asks for one check at the next animation frame (the frame that draws the output), or
+//! after [`HIDDEN_CHECK_MS`] when the page is hidden and gets no frames. At most once per
+//! [`EAGER_CHECK_INTERVAL_MS`], a write is also checked at once, in a microtask after the task
+//! that wrote it: output after a quiet spell (a command's answer) ends a wait in well under a
+//! frame, while a flood of output still costs at most about two checks per frame. A check is
+//! cheap for the screen but not for a wait over thousands of rows of scrollback (`lines`), so
+//! after each check the next one waits in proportion to its cost ([`CHECK_COST_FACTOR`]). Each
+//! waiter also has one timer for the moment it must be looked at without output: its idle
+//! period ends or its timeout passes.
+
+use std::cell::RefCell;
+use std::rc::Weak;
+
+use js_sys::Function;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::AbortSignal;
+use wterm_core::rows_contain;
+
+use super::wait::{verdict, Verdict, WaitClock, WaitSpec};
+use crate::dom::{now_ms, page_hidden, Listener, Timeout};
+use crate::limits::{CHECK_COST_FACTOR, EAGER_CHECK_INTERVAL_MS, HIDDEN_CHECK_MS};
+use crate::term::Inner;
+
+/// A call's promise: settled exactly once, by whoever removes the call from [`Calls`].
+pub(crate) struct Settle {
+    pub(crate) resolve: Function,
+    pub(crate) reject: Function,
+}
+
+impl Settle {
+    /// Resolves with a JSON string.
+    pub(crate) fn resolve(&self, result: &JsValue) {
+        let _ = self.resolve.call1(&JsValue::UNDEFINED, result);
+    }
+
+    /// Rejects with `reason` (the agent cancelled the call).
+    pub(crate) fn reject(&self, reason: &JsValue) {
+        let _ = self.reject.call1(&JsValue::UNDEFINED, reason);
+    }
+}
+
+/// A `read_terminal` waiting for text, idle output or its timeout.
+pub(crate) struct Waiter {
+    pub(crate) call: u64,
+    pub(crate) lines: Option<usize>,
+    pub(crate) wait_for: Option<String>,
+    pub(crate) spec: WaitSpec,
+    pub(crate) clock: WaitClock,
+    pub(crate) settle: Settle,
+    /// Fires when the wait must be checked without output.
+    pub(crate) timer: Option<Timeout>,
+    /// Rejects the call when the agent's `AbortSignal` fires.
+    pub(crate) _abort: Option<Listener>,
+}
+
+/// The Enter of a `type_in_terminal` with `submit: true`, due [`SUBMIT_DELAY_MS`] after the
+/// text.
+///
+/// [`SUBMIT_DELAY_MS`]: crate::limits::SUBMIT_DELAY_MS
+pub(crate) struct Submit {
+    pub(crate) call: u64,
+    pub(crate) settle: Settle,
+    /// The result once Enter is pressed.
+    pub(crate) result: JsValue,
+    /// Presses Enter.
+    pub(crate) _timer: Option<Timeout>,
+    /// Cancels the Enter when the agent's `AbortSignal` fires.
+    pub(crate) _abort: Option<Listener>,
+}
+
+/// The WebMCP state of one terminal that lives with it.
+pub(crate) struct Calls {
+    /// The terminal's id in the page registry.
+    pub(crate) id: u64,
+    /// The terminal's own handle, for the timers it starts (set by `init()`).
+    pub(crate) weak: Weak<RefCell<Inner>>,
+    next_call: u64,
+    pub(crate) waiters: Vec<Waiter>,
+    pub(crate) submits: Vec<Submit>,
+    /// When output last arrived while a wait was in progress (`performance.now()` ms).
+    pub(crate) last_output: f64,
+    /// Output arrived since the last check: check at the next frame.
+    check_due: bool,
+    /// When the last microtask check was queued (`performance.now()` ms); at most one is
+    /// queued per [`EAGER_CHECK_INTERVAL_MS`].
+    last_eager: f64,
+    /// No output-driven check before this time (`performance.now()` ms): see
+    /// [`CHECK_COST_FACTOR`].
+    next_check_at: f64,
+    /// The check that stands in for a frame while the page is hidden, or that runs a check put
+    /// off by [`CHECK_COST_FACTOR`].
+    check_timer: Option<Timeout>,
+}
+
+thread_local! {
+    static NEXT_TERMINAL_ID: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
+}
+
+impl Calls {
+    /// The state of a new terminal, with a fresh id.
+    pub(crate) fn new() -> Calls {
+        let id = NEXT_TERMINAL_ID.with(|n| {
+            let id = n.get();
+            n.set(id + 1);
+            id
+        });
+        Calls {
+            id,
+            weak: Weak::new(),
+            next_call: 1,
+            waiters: Vec::new(),
+            submits: Vec::new(),
+            last_output: f64::MIN,
+            check_due: false,
+            last_eager: f64::MIN,
+            next_check_at: f64::MIN,
+            check_timer: None,
+        }
+    }
+
+    /// A new call id, unique within this terminal.
+    pub(crate) fn next_call(&mut self) -> u64 {
+        let c = self.next_call;
+        self.next_call += 1;
+        c
+    }
+
+    /// Program output arrived: waiters are checked in a microtask (at most once per
+    /// [`EAGER_CHECK_INTERVAL_MS`]), else at the next frame, or by a timer when the page is
+    /// hidden.
+    pub(crate) fn on_output(&mut self) {
+        if self.waiters.is_empty() {
+            return;
+        }
+        let now = now_ms();
+        self.last_output = now;
+        self.check_due = true;
+        if now - self.last_eager >= EAGER_CHECK_INTERVAL_MS {
+            self.last_eager = now;
+            let w = self.weak.clone();
+            // A one-shot closure: it frees itself when called, and a queued microtask always
+            // runs, even after the terminal is gone.
+            let eager = Closure::once_into_js(move || {
+                if let Some(shared) = w.upgrade() {
+                    if let Ok(mut inner) = shared.try_borrow_mut() {
+                        run_due_check(&mut inner);
+                    }
+                }
+            });
+            if let Some(window) = web_sys::window() {
+                window.queue_microtask(eager.unchecked_ref());
+            }
+        }
+        if self.check_timer.is_none() && page_hidden() {
+            self.arm_check_timer(f64::from(HIDDEN_CHECK_MS));
+        }
+    }
+
+    /// Runs [`run_due_check`] in `delay_ms`.
+    fn arm_check_timer(&mut self, delay_ms: f64) {
+        let w = self.weak.clone();
+        self.check_timer = Timeout::new(delay_ms, move || {
+            if let Some(shared) = w.upgrade() {
+                if let Ok(mut inner) = shared.try_borrow_mut() {
+                    inner.mcp.check_timer = None;
+                    run_due_check(&mut inner);
+                }
+            }
+        });
+    }
+
+    /// Ends every call in progress with `{"error": message}` (destroyed or withdrawn).
+    pub(crate) fn end_all(&mut self, message: &str) {
+        let result = super::tools::error_result(message);
+        for w in self.waiters.drain(..) {
+            w.settle.resolve(&result);
+        }
+        for s in self.submits.drain(..) {
+            s.settle.resolve(&result);
+        }
+        self.check_due = false;
+        self.check_timer = None;
+    }
+}
+
+/// The `AbortSignal` a provider passed in `execute(input, client)` as `client.signal`, if any.
+pub(crate) fn client_signal(client: &JsValue) -> Option<AbortSignal> {
+    if !client.is_object() {
+        return None;
+    }
+    js_sys::Reflect::get(client, &JsValue::from_str("signal"))
+        .ok()?
+        .dyn_into::<AbortSignal>()
+        .ok()
+}
+
+/// Listens for the agent cancelling call `call` of the terminal behind `weak`: the call is
+/// removed (by `remove`) and its promise rejected with the signal's reason.
+pub(crate) fn on_abort(
+    signal: &AbortSignal,
+    weak: Weak<RefCell<Inner>>,
+    remove: fn(&mut Inner, u64) -> Option<Settle>,
+    call: u64,
+) -> Option<Listener> {
+    let s = signal.clone();
+    Listener::new(signal, "abort", true, move |_| {
+        let Some(shared) = weak.upgrade() else { return };
+        let settle = match shared.try_borrow_mut() {
+            Ok(mut inner) => remove(&mut inner, call),
+            Err(_) => return,
+        };
+        if let Some(settle) = settle {
+            settle.reject(&s.reason());
+        }
+    })
+    .ok()
+}
+
+/// Removes waiter `call`; its timer and abort listener stop with it.
+pub(crate) fn remove_waiter(inner: &mut Inner, call: u64) -> Option<Settle> {
+    let i = inner.mcp.waiters.iter().position(|w| w.call == call)?;
+    Some(inner.mcp.waiters.remove(i).settle)
+}
+
+/// Removes pending submit `call`; its timer and abort listener stop with it.
+pub(crate) fn remove_submit(inner: &mut Inner, call: u64) -> Option<Settle> {
+    let i = inner.mcp.submits.iter().position(|s| s.call == call)?;
+    Some(inner.mcp.submits.remove(i).settle)
+}
+
+/// Checks all waiters if output arrived since the last check (from the animation frame, the
+/// microtask after a write, or the hidden-page timer). A check that comes too soon after an
+/// expensive one (see [`CHECK_COST_FACTOR`]) is put off with a timer instead.
+pub(crate) fn run_due_check(inner: &mut Inner) {
+    if !inner.mcp.check_due {
+        return;
+    }
+    let start = now_ms();
+    if start < inner.mcp.next_check_at {
+        if inner.mcp.check_timer.is_none() {
+            let delay = inner.mcp.next_check_at - start;
+            inner.mcp.arm_check_timer(delay);
+        }
+        return;
+    }
+    inner.mcp.check_due = false;
+    inner.mcp.check_timer = None;
+    check(inner, None);
+    let end = now_ms();
+    inner.mcp.next_check_at = end + CHECK_COST_FACTOR * (end - start);
+}
+
+/// Checks the waiters (all, or only `only`): those whose wait is over are answered and
+/// removed; the others get a timer for when they must be looked at again.
+pub(crate) fn check(inner: &mut Inner, only: Option<u64>) {
+    if inner.mcp.waiters.is_empty() {
+        return;
+    }
+    let now = now_ms();
+    let last_output = inner.mcp.last_output;
+    let waiters = std::mem::take(&mut inner.mcp.waiters);
+    let mut pending = Vec::with_capacity(waiters.len());
+    for mut w in waiters {
+        if only.is_some_and(|c| c != w.call) {
+            pending.push(w);
+            continue;
+        }
+        let rows = inner.term.read_rows(w.lines);
+        let present = w
+            .wait_for
+            .as_deref()
+            .is_some_and(|needle| rows_contain(&rows, needle));
+        match verdict(w.spec, &mut w.clock, present, last_output, now) {
+            Verdict::Done => w
+                .settle
+                .resolve(&super::tools::read_result(inner, &rows, false)),
+            Verdict::TimedOut => w
+                .settle
+                .resolve(&super::tools::read_result(inner, &rows, true)),
+            Verdict::Pending { due } => {
+                arm(&mut w, inner.mcp.weak.clone(), due - now);
+                pending.push(w);
+            }
+        }
+    }
+    inner.mcp.waiters = pending;
+}
+
+/// Sets waiter `w`'s timer to check it again in `delay_ms`.
+pub(crate) fn arm(w: &mut Waiter, weak: Weak<RefCell<Inner>>, delay_ms: f64) {
+    let call = w.call;
+    // Timers may fire a little early against `performance.now()`; a check that finds itself
+    // early simply sets the timer again.
+    w.timer = Timeout::new(delay_ms.max(0.0) + 1.0, move || {
+        if let Some(shared) = weak.upgrade() {
+            if let Ok(mut inner) = shared.try_borrow_mut() {
+                check(&mut inner, Some(call));
+            }
+        }
+    });
+}

@@ -1,0 +1,190 @@
+//! When a waiting `read_terminal` is done (spec `webmcp-tools.md`, `read_terminal`): a pure
+//! function of the wait's arguments, its clock and the times of output, so it runs under native
+//! tests. Whether the text is present comes from `wterm_core::rows_contain`.
+
+/// What a wait asks for, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WaitSpec {
+    /// The call gave `waitFor`.
+    pub(crate) text: bool,
+    /// `waitForIdleMs`.
+    pub(crate) idle_ms: Option<u32>,
+    /// `timeoutMs`: the longest wait.
+    pub(crate) timeout_ms: u32,
+}
+
+/// The times one wait has seen, in `performance.now()` milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct WaitClock {
+    /// When the call started.
+    pub(crate) started: f64,
+    /// When the `waitFor` text was first seen; it stays matched even if it scrolls away later.
+    pub(crate) matched: Option<f64>,
+}
+
+impl WaitClock {
+    /// A wait that started at `now`.
+    pub(crate) fn new(now: f64) -> Self {
+        WaitClock {
+            started: now,
+            matched: None,
+        }
+    }
+}
+
+/// The outcome of checking a wait.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Verdict {
+    /// The wait is satisfied: answer with the current text.
+    Done,
+    /// `timeoutMs` passed first: answer with the current text and `timedOut: true`.
+    TimedOut,
+    /// Not yet. `due` is the time at which the wait must be checked again even without output
+    /// (the idle period ends, or the timeout).
+    Pending {
+        /// In `performance.now()` milliseconds.
+        due: f64,
+    },
+}
+
+/// Checks a wait at time `now`.
+///
+/// - `text_present`: the `waitFor` text is in the rows being read (ignored without `waitFor`).
+/// - `last_output`: when output last arrived (any time before `started` counts as `started`).
+///
+/// The idle period is counted from the latest of: the call's start, the last output, and the
+/// moment the `waitFor` text was first seen (spec: "with `waitFor`, the idle period starts once
+/// the text appears"), so a wait for idle output always lasts at least `waitForIdleMs`. A wait
+/// that is satisfied exactly at its deadline is `Done`, not timed out.
+pub(crate) fn verdict(
+    spec: WaitSpec,
+    clock: &mut WaitClock,
+    text_present: bool,
+    last_output: f64,
+    now: f64,
+) -> Verdict {
+    if spec.text && text_present && clock.matched.is_none() {
+        clock.matched = Some(now);
+    }
+    let deadline = clock.started + f64::from(spec.timeout_ms);
+    let text_ok = !spec.text || clock.matched.is_some();
+    let mut due = deadline;
+    if text_ok {
+        match spec.idle_ms {
+            None => return Verdict::Done,
+            Some(idle) => {
+                let from = clock
+                    .started
+                    .max(last_output)
+                    .max(clock.matched.unwrap_or(f64::MIN));
+                let idle_due = from + f64::from(idle);
+                if now >= idle_due {
+                    return Verdict::Done;
+                }
+                due = due.min(idle_due);
+            }
+        }
+    }
+    if now >= deadline {
+        Verdict::TimedOut
+    } else {
+        Verdict::Pending { due }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: WaitSpec = WaitSpec {
+        text: true,
+        idle_ms: None,
+        timeout_ms: 1000,
+    };
+
+    #[test]
+    fn text_already_present_is_done_at_once() {
+        let mut c = WaitClock::new(100.0);
+        assert_eq!(verdict(TEXT, &mut c, true, 0.0, 100.0), Verdict::Done);
+    }
+
+    #[test]
+    fn text_absent_waits_until_the_deadline() {
+        let mut c = WaitClock::new(100.0);
+        assert_eq!(
+            verdict(TEXT, &mut c, false, 0.0, 100.0),
+            Verdict::Pending { due: 1100.0 }
+        );
+        assert_eq!(
+            verdict(TEXT, &mut c, false, 500.0, 600.0),
+            Verdict::Pending { due: 1100.0 }
+        );
+        assert_eq!(verdict(TEXT, &mut c, true, 700.0, 700.0), Verdict::Done);
+        let mut c = WaitClock::new(100.0);
+        assert_eq!(verdict(TEXT, &mut c, false, 0.0, 1100.0), Verdict::TimedOut);
+    }
+
+    #[test]
+    fn idle_counts_from_the_latest_output_and_at_least_from_the_start() {
+        let spec = WaitSpec {
+            text: false,
+            idle_ms: Some(300),
+            timeout_ms: 5000,
+        };
+        let mut c = WaitClock::new(1000.0);
+        // Output long ago still makes the call wait the full idle period.
+        assert_eq!(
+            verdict(spec, &mut c, false, 0.0, 1000.0),
+            Verdict::Pending { due: 1300.0 }
+        );
+        // Output at 1200 moves the end of the idle period to 1500.
+        assert_eq!(
+            verdict(spec, &mut c, false, 1200.0, 1300.0),
+            Verdict::Pending { due: 1500.0 }
+        );
+        assert_eq!(verdict(spec, &mut c, false, 1200.0, 1500.0), Verdict::Done);
+    }
+
+    #[test]
+    fn idle_with_text_starts_once_the_text_appears() {
+        let spec = WaitSpec {
+            text: true,
+            idle_ms: Some(200),
+            timeout_ms: 5000,
+        };
+        let mut c = WaitClock::new(0.0);
+        assert_eq!(
+            verdict(spec, &mut c, false, 0.0, 0.0),
+            Verdict::Pending { due: 5000.0 }
+        );
+        // The text appears at 1000: the idle period runs from there.
+        assert_eq!(
+            verdict(spec, &mut c, true, 990.0, 1000.0),
+            Verdict::Pending { due: 1200.0 }
+        );
+        // Later output postpones it; the match is remembered even if the text is gone now.
+        assert_eq!(
+            verdict(spec, &mut c, false, 1100.0, 1150.0),
+            Verdict::Pending { due: 1300.0 }
+        );
+        assert_eq!(verdict(spec, &mut c, false, 1100.0, 1300.0), Verdict::Done);
+    }
+
+    #[test]
+    fn idle_never_reached_times_out() {
+        let spec = WaitSpec {
+            text: false,
+            idle_ms: Some(500),
+            timeout_ms: 1000,
+        };
+        let mut c = WaitClock::new(0.0);
+        assert_eq!(
+            verdict(spec, &mut c, false, 900.0, 900.0),
+            Verdict::Pending { due: 1000.0 }
+        );
+        assert_eq!(
+            verdict(spec, &mut c, false, 990.0, 1000.0),
+            Verdict::TimedOut
+        );
+    }
+}
