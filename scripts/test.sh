@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 bash scripts/build.sh
-echo "== cargo test"
+echo "== cargo test (native)"
 cargo test --workspace --release
+echo "== cargo test (wasm DOM tests in headless chromium)"
+CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" cargo test --release --target wasm32-unknown-unknown -p wterm-wasm
 echo "== playwright"
 npx playwright test
