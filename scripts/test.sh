@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Every test: installs what it needs, builds, then runs the Rust tests (core, relay integration
-# against real PTYs) and the browser end-to-end tests (Playwright in Debian's headless chromium
-# against the real relay).
+# against real PTYs), the wasm DOM tests, and the browser end-to-end tests (Playwright and
+# agent-browser in Debian's headless chromium with native WebMCP, against the real relay).
+# Ends with one summary line, "all: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 bash scripts/build.sh
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
 echo "== cargo test (native)"
-cargo test --workspace --release
+cargo test --workspace --release 2>&1 | tee -a "$log"
 echo "== cargo test (wasm DOM tests in headless chromium)"
-CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" cargo test --release --target wasm32-unknown-unknown -p wterm-wasm
+CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
+  cargo test --release --target wasm32-unknown-unknown -p wterm-wasm 2>&1 | tee -a "$log"
 echo "== playwright"
-npx playwright test
+npx playwright test 2>&1 | tee -a "$log"
+
+sum() { grep -Eo "[0-9]+ $1" "$log" | awk '{ n += $1 } END { print n + 0 }'; }
+echo "all: $(sum passed) passed, $(sum failed) failed"
