@@ -74,10 +74,16 @@ function connect() {
   ws = new WebSocket(url, [SUBPROTOCOL, "bearer." + token]);
   ws.binaryType = "arraybuffer";
   let attached = false;
+  let awaitingSnapshot = false;
   ws.onopen = () => { clearStatus(); retryMs = RECONNECT_MIN_MS; };
   ws.onmessage = (ev) => {
     if (typeof ev.data !== "string") {
       term.write(new Uint8Array(ev.data));
+      if (awaitingSnapshot) {
+        // The snapshot was drawn at the PTY's size; only now ask for the window's size.
+        awaitingSnapshot = false;
+        term.fit();
+      }
       return;
     }
     let msg;
@@ -91,9 +97,9 @@ function connect() {
         if (!attached) {
           // Adopt the PTY's size so the snapshot lands right, then ask for ours.
           attached = true;
-          term.reset?.();
+          awaitingSnapshot = true;
+          term.reset();
           term.resize(msg.cols, msg.rows);
-          term.fit();
         } else if (msg.cols !== term.cols || msg.rows !== term.rows) {
           term.resize(msg.cols, msg.rows);
         }
