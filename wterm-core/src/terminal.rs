@@ -354,8 +354,7 @@ impl Terminal {
     /// The rows of the visible screen as text, top to bottom.
     pub fn screen_rows(&self) -> Vec<TextRow> {
         let screen = self.parser.screen();
-        let rows = screen.size().0.get();
-        (0..rows).map(|r| text_row(screen, r)).collect()
+        visible_text_rows(screen, usize::from(screen.size().0.get()))
     }
 
     /// The visible screen as plain text: rows joined with `\n`, trailing spaces of each row
@@ -414,9 +413,7 @@ impl Terminal {
         while remaining > 0 {
             let page = remaining.min(rows);
             screen.set_scrollback(remaining);
-            for r in 0..page {
-                out.push(text_row(screen, r as u16));
-            }
+            out.extend(visible_text_rows(screen, page));
             remaining -= page;
         }
         screen.set_scrollback(0);
@@ -526,22 +523,24 @@ fn push_cell_text(out: &mut String, text: &str) {
     }
 }
 
-fn text_row(screen: &vt100::Screen, row: u16) -> TextRow {
+/// The first `count` rows of the screen's current view as text, in one pass over the grid
+/// (reading cell by cell walks the row list once per cell). Wide characters appear once; blank
+/// cells are spaces; a row that does not wrap has its trailing spaces trimmed.
+fn visible_text_rows(screen: &vt100::Screen, count: usize) -> Vec<TextRow> {
     let cols = screen.size().1.get();
-    let mut text = String::with_capacity(usize::from(cols));
-    for col in 0..cols {
-        let Some(cell) = screen.cell(row, col) else { break };
-        if cell.is_wide_continuation() {
-            continue;
-        }
-        push_cell_text(&mut text, cell.contents());
-    }
-    let wrapped = screen.row_wrapped(row);
-    if !wrapped {
-        let trimmed = text.trim_end_matches(' ').len();
-        text.truncate(trimmed);
-    }
-    TextRow { text, wrapped }
+    screen
+        .rows(0, cols)
+        .take(count)
+        .enumerate()
+        .map(|(r, mut text)| {
+            let wrapped = screen.row_wrapped(r as u16);
+            if !wrapped {
+                let trimmed = text.trim_end_matches(' ').len();
+                text.truncate(trimmed);
+            }
+            TextRow { text, wrapped }
+        })
+        .collect()
 }
 
 /// Rows joined with `\n`, each with trailing spaces trimmed: the text a reader gets.

@@ -310,3 +310,4 @@ fn ris_resets_what_we_track_even_split_across_chunks() {
     t.feed(b"7c");
     assert_eq!(t.title(), Some("keep"));
 }
+
