@@ -6,7 +6,9 @@
 //   reload re-attaches to the same shell.
 // - The socket reconnects with back-off when it drops; a refused token or an ended session is
 //   shown plainly and not retried.
+// - The gear button opens the MCP settings panel (settings.js).
 import init, { WTerm } from "/pkg/wterm_wasm.js";
+import { mountSettings } from "./settings.js";
 
 const TOKEN_KEY = "wterm.token";
 const SUBPROTOCOL = "wterm.v1";
@@ -56,6 +58,7 @@ const term = new WTerm(document.getElementById("terminal"), {
 await term.init();
 window.wterm = term; // for debugging and tests
 addEventListener("resize", () => term.fit());
+mountSettings({ onClose: () => term.focus() });
 
 function setSessionInUrl(id) {
   const url = new URL(location.href);

@@ -11,17 +11,15 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 
 use crate::auth::secret::{Secret, SecretError};
+use crate::broker::settings::{EnvTokens, MCP_ADMIN_TOKEN_ENV, MCP_TOKEN_ENV};
+use crate::profiles::{Profiles, ProfilesError};
 
 /// Environment variable holding the page token; when set it wins over the sidecar file and is
 /// never written to disk (broker contract, "Secrets and realms").
 pub const PAGE_TOKEN_ENV: &str = "WEB_TERMINAL_TOKEN";
 
 /// Environment variables that hold relay secrets: removed from every child's environment.
-pub const SECRET_ENVS: [&str; 3] = [
-    PAGE_TOKEN_ENV,
-    "WEB_TERMINAL_MCP_TOKEN",
-    "WEB_TERMINAL_MCP_ADMIN_TOKEN",
-];
+pub const SECRET_ENVS: [&str; 3] = [PAGE_TOKEN_ENV, MCP_TOKEN_ENV, MCP_ADMIN_TOKEN_ENV];
 
 /// Name of the page token's sidecar file in the state directory (mode 0600).
 pub const PAGE_TOKEN_FILE: &str = "page_token";
@@ -82,6 +80,15 @@ pub struct ServeArgs {
     /// The program each new session runs. Default: $SHELL, else /bin/bash.
     #[arg(long, value_name = "PATH")]
     pub shell: Option<String>,
+    /// The TOML file with launch profiles for /mcp/launch. Default:
+    /// $XDG_CONFIG_HOME/wterm-relay/config.toml, else ~/.config/wterm-relay/config.toml
+    /// (a missing default file means one built-in profile, `shell`).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Host no terminals for MCP clients: /mcp/launch answers terminals_disabled and /mcp/info
+    /// says terminals:false. The page's own sessions are not affected.
+    #[arg(long)]
+    pub no_terminals: bool,
 }
 
 /// Where a page token came from.
@@ -116,6 +123,12 @@ pub struct Config {
     pub page_token: Secret,
     /// Where [`Config::page_token`] came from.
     pub token_source: TokenSource,
+    /// MCP and admin tokens given in the environment (they win over `webterm_mcp.json`).
+    pub env_tokens: EnvTokens,
+    /// The launch profiles.
+    pub profiles: Profiles,
+    /// Whether MCP clients may have terminals launched (`--no-terminals` turns it off).
+    pub terminals: bool,
 }
 
 /// Why the configuration could not be resolved; says what was wrong and what is accepted.
@@ -137,6 +150,8 @@ pub enum ConfigError {
     },
     /// The OS random source failed while minting a token.
     Random(getrandom::Error),
+    /// The profile configuration file is unusable.
+    Profiles(ProfilesError),
     /// Reading or writing the state directory failed.
     Io {
         /// The file or directory.
@@ -160,6 +175,7 @@ impl fmt::Display for ConfigError {
                 write!(f, "bad page token in {source}: {error}")
             }
             ConfigError::Random(e) => write!(f, "cannot mint a page token: {e}"),
+            ConfigError::Profiles(e) => write!(f, "bad configuration file {e}"),
             ConfigError::Io { path, error } => write!(f, "{}: {error}", path.display()),
         }
     }
@@ -216,6 +232,18 @@ impl Config {
             }
             None => load_or_mint_token(&state_dir)?,
         };
+        let env_tokens = EnvTokens::resolve(&env).map_err(|e| ConfigError::BadToken {
+            source: e.name.to_owned(),
+            error: e.error,
+        })?;
+        let profiles = match &args.config {
+            Some(path) => Profiles::load(path, true, &shell),
+            None => match default_config_file(&env) {
+                Some(path) => Profiles::load(&path, false, &shell),
+                None => Ok(Profiles::builtin(&shell)),
+            },
+        }
+        .map_err(ConfigError::Profiles)?;
         Ok(Config {
             listen: args.listen,
             port: args.port,
@@ -226,8 +254,21 @@ impl Config {
             shell,
             page_token,
             token_source,
+            env_tokens,
+            profiles,
+            terminals: !args.no_terminals,
         })
     }
+}
+
+/// `$XDG_CONFIG_HOME/wterm-relay/config.toml`, else `$HOME/.config/wterm-relay/config.toml`.
+fn default_config_file(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let absolute = |v: OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    let dir = match env("XDG_CONFIG_HOME").and_then(absolute) {
+        Some(xdg) => xdg,
+        None => env("HOME").and_then(absolute)?.join(".config"),
+    };
+    Some(dir.join("wterm-relay").join("config.toml"))
 }
 
 fn default_state_dir(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
@@ -288,8 +329,18 @@ fn load_or_mint_token(dir: &Path) -> Result<(Secret, TokenSource), ConfigError> 
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory (mode 0600, synced)
-/// and a rename, so a reader sees the old file or the whole new one.
+/// and a rename, so a reader sees the old file or the whole new one. A missing directory is
+/// created with mode 0700.
 pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(dir) = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && !d.exists())
+    {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -327,6 +378,8 @@ mod tests {
             pkg_dir: None,
             allow_origins: vec![],
             shell: None,
+            config: None,
+            no_terminals: false,
         }
     }
 

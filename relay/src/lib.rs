@@ -4,9 +4,14 @@
 //!   [`config::Config`] (including the page token, an [`auth::Secret`]);
 //! - [`session`]: a child on a PTY, the relay's own `wterm_core::Terminal` of its screen, and
 //!   the bounded queues towards attached pages; [`session::registry::Registry`] holds them by id;
-//! - [`http`]: [`http::router`] merges the page-token routes (`/info`, `/sessions`), the
-//!   websocket (`/ws`) and the static page and wasm package;
-//! - [`auth`]: [`auth::Secret`] and [`auth::Refusal`] (every error status and code);
+//! - [`http`]: [`http::router`] merges the page-token routes (`/info`, `/sessions`,
+//!   `/mcp/config`, `/session/mcp`), the `/mcp/*` data routes, the websocket (`/ws`) and the
+//!   static page and wasm package;
+//! - [`broker`]: MCP access to the sessions (the `/mcp/*` routes' state and service functions:
+//!   settings and tokens, window scope/mode/owner and their file, reads and waits, launches);
+//! - [`profiles`]: the named commands `/mcp/launch` may start;
+//! - [`auth`]: [`auth::Secret`], [`auth::Refusal`] (every error status and code) and the MCP
+//!   refusal ladder ([`auth::ladder`]);
 //! - [`limits`]: every limit, with its unit and what happens at it.
 //!
 //! [`run`] binds, prints the page URL, serves until the shutdown future resolves, then ends
@@ -14,9 +19,11 @@
 #![deny(missing_docs)]
 
 pub mod auth;
+pub mod broker;
 pub mod config;
 pub mod http;
 pub mod limits;
+pub mod profiles;
 pub mod session;
 pub mod state;
 
@@ -97,7 +104,7 @@ pub async fn run(
         browsable(local),
         config.page_token.expose()
     );
-    let state = AppState::new(config, local.port());
+    let state = AppState::new(config, local.port(), format!("http://{}", browsable(local)));
     {
         let mut out = io::stdout().lock();
         let _ = writeln!(out, "wterm-relay listening on {url}");

@@ -81,3 +81,90 @@ pub const SHUTDOWN_DRAIN: Duration = Duration::from_secs(5);
 
 /// How long the relay waits for a page's answering close frame after sending its own.
 pub const CLOSE_HANDSHAKE: Duration = Duration::from_secs(1);
+
+// ---- The broker MCP routes (`/mcp/*`, broker contract "Defaults and limits"). ----
+
+/// Largest HTTP request body the `/mcp/*` data routes read, in bytes; a larger body is refused
+/// with `413 too_large` before it is parsed. It leaves room for [`MAX_INPUT_BYTES`] of text
+/// JSON-escaped (a control byte takes six characters as `\u00XX`).
+pub const MAX_MCP_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// Most bytes one `/mcp/input` or `/mcp/keys` request may send, in bytes of UTF-8 (broker
+/// contract: input ≤ 256 KiB a request). Over it: `413 too_large` and nothing is sent.
+pub const MAX_INPUT_BYTES: usize = 256 * 1024;
+
+/// Most tokens in one `/mcp/keys` list, in keys. Over it: `413 too_large`, nothing sent. With
+/// [`MAX_PACE_MS`] between tokens this bounds one request to about 17 minutes.
+pub const MAX_KEYS: usize = 1024;
+
+/// Longest wait of one `/mcp/read`, in milliseconds (broker contract: waits ≤ 15 s);
+/// `timeout_ms` is clamped to `0..=MAX_WAIT_MS`.
+pub const MAX_WAIT_MS: u64 = 15_000;
+
+/// How long a `/mcp/read` with a wait but no `timeout_ms` waits, in milliseconds (the contract
+/// is silent; this relay's choice).
+pub const DEFAULT_WAIT_MS: u64 = 10_000;
+
+/// Most history rows `/mcp/read` with `view:"scrollback"` prepends, in rows (broker contract:
+/// `lines` 0..10000); a larger `lines` is lowered to this.
+pub const MAX_READ_LINES: usize = 10_000;
+
+/// History rows a `view:"scrollback"` read prepends when it gives no `lines`, in rows (the
+/// contract is silent; one screenful of a tall terminal).
+pub const DEFAULT_READ_LINES: usize = 100;
+
+/// Longest `wait_for_regex` pattern, in bytes; a longer one is `400 bad_regex`.
+pub const MAX_REGEX_BYTES: usize = 4096;
+
+/// Most memory one compiled `wait_for_regex` may take, in bytes (the regex crate's size limit);
+/// a pattern that needs more is `400 bad_regex`.
+pub const MAX_REGEX_COMPILED_BYTES: usize = 1024 * 1024;
+
+/// Largest pause between `/mcp/keys` tokens, and largest `pace_ms`, in milliseconds (broker
+/// contract: pace ≤ 1000 ms, `delay_ms` 0..1000); larger values are lowered to this.
+pub const MAX_PACE_MS: u64 = 1000;
+
+/// Launches (`/mcp/launch`) in progress at once, in requests (broker contract: at most 8
+/// pending launches). One more gets `429 too_many_pending_launches`.
+pub const MAX_PENDING_LAUNCHES: usize = 8;
+
+/// Most style runs one `/mcp/read` with `attrs:true` returns, in runs (broker contract: attr
+/// runs ≤ 2000); further runs are left out and `attrs_truncated:true` says so.
+pub const MAX_ATTR_RUNS: usize = 2000;
+
+/// Largest share of rows that may differ for a `since` read to answer as a delta, in percent
+/// (broker contract: at most 60 % of rows changed); above it the answer is a full read.
+pub const DELTA_MAX_CHANGED_PERCENT: usize = 60;
+
+/// Frames each window remembers for `since` deltas, in frames (the ones most recently
+/// answered); an older `since` gets a full read.
+pub const FRAME_CACHE_FRAMES: usize = 8;
+
+/// Text those remembered frames may hold per window, in bytes; the oldest are forgotten first
+/// (a large scrollback read may not be remembered at all).
+pub const FRAME_CACHE_BYTES: usize = 1024 * 1024;
+
+/// How long a row of `webterm_mcp_windows.json` is kept after it was last seen, in seconds
+/// (broker contract, "Persistence": 7 days); older rows are dropped when the file is loaded or
+/// written.
+pub const WINDOW_ROW_MAX_AGE_SECS: u64 = 7 * 24 * 60 * 60;
+
+/// Largest `webterm_mcp_windows.json` read at start, in bytes; a larger file is treated as
+/// corrupt: the relay starts with no rows and logs one warning.
+pub const MAX_WINDOWS_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Largest `webterm_mcp.json` read at start, in bytes; a larger file is ignored with a warning
+/// (MCP stays off).
+pub const MAX_SETTINGS_FILE_BYTES: u64 = 64 * 1024;
+
+/// Largest profile configuration file (`--config`), in bytes; a larger one is refused at start.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Longest `title` a launch may give, in bytes; a longer one is `400 bad_request`.
+pub const MAX_LAUNCH_TITLE_BYTES: usize = 256;
+
+/// Longest scope name, in characters (broker contract: `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`).
+pub const MAX_SCOPE_CHARS: usize = 64;
+
+/// Random bytes in a launch handle (an opaque secret, URL-safe base64 without padding).
+pub const HANDLE_BYTES: usize = 32;

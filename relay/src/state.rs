@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use tokio_util::task::TaskTracker;
 
+use crate::broker::Broker;
 use crate::config::Config;
 use crate::session::registry::Registry;
+use crate::session::Program;
 
 /// The relay's shared state: a cheap-clone handle over [`Shared`].
 #[derive(Debug, Clone)]
@@ -22,18 +24,22 @@ pub struct Shared {
     pub port: u16,
     /// The live sessions.
     pub registry: Registry,
+    /// MCP access: settings, window settings on disk, profiles.
+    pub broker: Broker,
     /// The websocket tasks, so shutdown can wait for their goodbyes.
     pub sockets: TaskTracker,
 }
 
 impl AppState {
-    /// State for a relay bound to `port`.
-    pub fn new(config: Config, port: u16) -> Self {
-        let registry = Registry::new(config.shell.clone());
+    /// State for a relay bound to `port`; `local_url` is its base URL on loopback.
+    pub fn new(config: Config, port: u16, local_url: String) -> Self {
+        let registry = Registry::new(Program::shell(&config.shell));
+        let broker = Broker::new(&config, local_url);
         AppState(Arc::new(Shared {
             config,
             port,
             registry,
+            broker,
             sockets: TaskTracker::new(),
         }))
     }

@@ -1,6 +1,7 @@
-//! Credentials and refusals: [`Secret`] (constant-time, redacted) and [`Refusal`] (status and
-//! error code of every refused request).
+//! Credentials and refusals: [`Secret`] (constant-time, redacted), [`Refusal`] (status and
+//! error code of every refused request) and [`ladder`] (the `/mcp/*` refusal ladder).
 
+pub mod ladder;
 pub mod refusal;
 pub mod secret;
 

@@ -77,6 +77,15 @@ impl Secret {
     }
 }
 
+impl PartialEq for Secret {
+    /// Constant time in the contents, as [`Secret::matches`].
+    fn eq(&self, other: &Self) -> bool {
+        self.matches(other.expose().as_bytes())
+    }
+}
+
+impl Eq for Secret {}
+
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Secret(***)")

@@ -2,18 +2,24 @@
 //!
 //! | route | realm |
 //! |---|---|
-//! | `GET /info`, `GET /sessions`, `POST /sessions` | page token, `Authorization: Bearer` ([`page`]) |
+//! | `GET /info`, `GET /sessions`, `POST /sessions`, `GET/POST /mcp/config`, `POST /session/mcp` | page token, `Authorization: Bearer` ([`page`]) |
+//! | `/mcp/*` data routes ([`crate::broker::ops::Op`]) | MCP token, behind the refusal ladder ([`mcp`]) |
 //! | `GET /ws?session=ID` | Origin check, page token as a subprotocol ([`ws`]) |
 //! | `/pkg/*` | the wasm package, static |
 //! | everything else | the page's directory, static (`/` is `index.html`) |
 //!
-//! Every route refuses a credential in the query string with `400 token_in_url`.
+//! Every route refuses a credential in the query string with `400 token_in_url`; on the `/mcp/*`
+//! data routes that is step 2 of their ladder (after `mcp_disabled`), elsewhere a layer of its
+//! own. `OPTIONS` on any path is a CORS preflight: `204` with the CORS headers, no auth. Answers
+//! to an allowed `Origin` (the relay's own or an `--allow-origin`) carry
+//! `Access-Control-Allow-Origin`; other origins get none, so their pages cannot read answers.
 
+pub mod mcp;
 pub mod page;
 pub mod ws;
 
-use axum::extract::{ConnectInfo, MatchedPath, Request};
-use axum::http::{header, HeaderValue};
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -39,11 +45,15 @@ pub fn router(state: AppState) -> Router {
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-cache"),
         ));
-    Router::new()
+    let others = Router::new()
         .merge(page::routes(state.clone()))
         .route("/ws", get(ws::upgrade))
         .merge(statics)
-        .layer(middleware::from_fn(refuse_token_in_url))
+        .layer(middleware::from_fn(refuse_token_in_url));
+    Router::new()
+        .merge(mcp::routes(state.clone()))
+        .merge(others)
+        .layer(middleware::from_fn_with_state(state.clone(), cors))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             // Method and route template only: never the query string or headers.
             let route = req
@@ -70,6 +80,48 @@ async fn refuse_token_in_url(req: Request, next: Next) -> Response {
         return Refusal::TokenInUrl.into_response();
     }
     next.run(req).await
+}
+
+/// The request headers a cross-origin client may send.
+const CORS_ALLOW_HEADERS: &str =
+    "Authorization, Content-Type, X-Browserland-Scope, X-Browserland-Mcp-Admin";
+
+/// How long a browser may cache a preflight answer, in seconds.
+const CORS_MAX_AGE_SECS: &str = "600";
+
+/// CORS: answers every `OPTIONS` as a preflight (204, no auth), and names an allowed `Origin`
+/// in every answer.
+async fn cors(State(state): State<crate::state::AppState>, req: Request, next: Next) -> Response {
+    let allowed = req
+        .headers()
+        .get(header::ORIGIN)
+        .filter(|_| ws::origin_allowed(req.headers(), state.port, &state.config.allow_origins))
+        .cloned();
+    let mut resp = if req.method() == Method::OPTIONS {
+        let mut resp = StatusCode::NO_CONTENT.into_response();
+        let h = resp.headers_mut();
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static("GET, POST, OPTIONS"),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            HeaderValue::from_static(CORS_ALLOW_HEADERS),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_MAX_AGE,
+            HeaderValue::from_static(CORS_MAX_AGE_SECS),
+        );
+        resp
+    } else {
+        next.run(req).await
+    };
+    let h = resp.headers_mut();
+    h.append(header::VARY, HeaderValue::from_static("Origin"));
+    if let Some(origin) = allowed {
+        h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    }
+    resp
 }
 
 /// The peer address, when the server recorded it.

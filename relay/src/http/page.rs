@@ -1,4 +1,6 @@
-//! The page-token realm: `GET /info`, `GET /sessions`, `POST /sessions`.
+//! The page-token realm: `GET /info`, `GET /sessions`, `POST /sessions`, and the MCP settings
+//! a person changes from the page: `GET/POST /mcp/config`, `POST /session/mcp` (see
+//! `broker::service::{config, update_config, session_mcp}`).
 //!
 //! Every route here needs `Authorization: Bearer PAGE_TOKEN`, else `401 auth_required`. The
 //! check is a `route_layer`, so an unknown path stays a 404.
@@ -15,6 +17,7 @@ use wterm_core::Size;
 
 use super::peer;
 use crate::auth::Refusal;
+use crate::broker::service;
 use crate::limits::{DIMS, MAX_BODY_BYTES};
 use crate::session::registry::CreateError;
 use crate::session::SessionInfo;
@@ -25,6 +28,8 @@ pub fn routes(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/info", get(info))
         .route("/sessions", get(list).post(create))
+        .route("/mcp/config", get(mcp_config).post(update_mcp_config))
+        .route("/session/mcp", axum::routing::post(session_mcp))
         .route_layer(middleware::from_fn_with_state(state, require_page_token))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
@@ -69,7 +74,7 @@ async fn list(State(state): State<AppState>) -> Json<Vec<SessionInfo>> {
 /// `500 spawn_failed`.
 async fn create(State(state): State<AppState>, body: Bytes) -> Result<Json<Value>, Refusal> {
     let size = parse_create_body(&body)?;
-    match state.registry.create(size) {
+    match service::create_page_session(&state, size) {
         Ok(session) => Ok(Json(json!({ "id": session.id() }))),
         Err(CreateError::TooMany) => Err(Refusal::TooManySessions),
         Err(e @ CreateError::Spawn(_)) => {
@@ -77,6 +82,24 @@ async fn create(State(state): State<AppState>, body: Bytes) -> Result<Json<Value
             Err(Refusal::SpawnFailed)
         }
     }
+}
+
+/// `GET /mcp/config`: the MCP settings, tokens included (for the page's settings panel).
+async fn mcp_config(State(state): State<AppState>) -> Json<Value> {
+    Json(service::config(&state))
+}
+
+/// `POST /mcp/config`: a partial update of the MCP settings; answers as `GET`.
+async fn update_mcp_config(
+    State(state): State<AppState>,
+    body: Bytes,
+) -> Result<Json<Value>, Refusal> {
+    service::update_config(&state, &body).await.map(Json)
+}
+
+/// `POST /session/mcp`: this window's mode and scope, set from the page.
+async fn session_mcp(State(state): State<AppState>, body: Bytes) -> Result<Json<Value>, Refusal> {
+    service::session_mcp(&state, &body).await.map(Json)
 }
 
 /// The size asked for by a `POST /sessions` body.

@@ -109,7 +109,7 @@ pub async fn upgrade(
 }
 
 /// Whether a websocket upgrade with these headers may proceed (see the module doc).
-fn origin_allowed(headers: &HeaderMap, port: u16, allowed: &[String]) -> bool {
+pub(crate) fn origin_allowed(headers: &HeaderMap, port: u16, allowed: &[String]) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
@@ -167,7 +167,7 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target) {
             None => return refuse(socket, Refusal::UnknownSession).await,
         },
         Target::Invalid => return refuse(socket, Refusal::UnknownSession).await,
-        Target::New => match state.registry.create(Size::default()) {
+        Target::New => match crate::broker::service::create_page_session(&state, Size::default()) {
             Ok(s) => {
                 let hello = ToPage::Session { id: s.id() }.to_json();
                 if socket.send(Message::Text(hello.into())).await.is_err() {
@@ -275,7 +275,7 @@ where
         match msg {
             Ok(Message::Binary(bytes)) => {
                 // Fails only once the session's writer is gone (the process exited).
-                let _ = session.input().send(bytes).await;
+                let _ = session.write(bytes).await;
             }
             Ok(Message::Text(text)) => match serde_json::from_str::<FromPage>(text.as_str()) {
                 Ok(FromPage::Resize { cols, rows }) => {

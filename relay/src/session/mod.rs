@@ -15,6 +15,8 @@ pub mod pty;
 pub mod registry;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -23,10 +25,13 @@ use portable_pty::{ChildKiller, MasterPty};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
-use wterm_core::{Size, Terminal};
+use wterm_core::{Size, Terminal, View};
 
+use crate::broker::WindowState;
 use crate::limits::{EXIT_DRAIN, EXIT_DRAIN_MAX, SCROLLBACK_ROWS};
 use fanout::{ClientQueue, Frame};
+use pty::Input;
+pub use pty::Program;
 
 /// A session id: a positive integer, assigned from 1 upwards and never reused while the relay
 /// runs.
@@ -95,11 +100,30 @@ pub struct SessionInfo {
     pub pid: Option<u32>,
 }
 
+/// What a new session runs and how it starts.
+#[derive(Debug)]
+pub struct SessionSpec {
+    /// The program.
+    pub program: Program,
+    /// The PTY's size (clamped).
+    pub size: Size,
+    /// The window's MCP state from the start (scope, mode, owner, kind, title): set before the
+    /// process starts, so a launch is never visible untagged.
+    pub window: WindowState,
+}
+
 struct Inner {
     terminal: Terminal,
     master: Box<dyn MasterPty + Send>,
     clients: Vec<Arc<ClientQueue>>,
     exit: Option<i32>,
+    /// Counts changes to the terminal: output fed, a resize, a reset. See [`Session::version`].
+    version: u64,
+    /// When output last arrived (or the session started).
+    last_output: Instant,
+    /// The visible screen's frame at `version`, computed at most once per version however many
+    /// readers wait on this session.
+    screen_memo: Option<(u64, Arc<wterm_core::Frame>)>,
 }
 
 /// One live session. Shared as `Arc<Session>` by the registry, its pump task and the sockets
@@ -107,10 +131,46 @@ struct Inner {
 pub struct Session {
     id: SessionId,
     pid: Option<u32>,
+    tty: Option<PathBuf>,
     inner: Mutex<Inner>,
-    input: mpsc::Sender<Bytes>,
+    input: mpsc::Sender<Input>,
+    flush_epoch: Arc<AtomicU64>,
     killer: Mutex<Box<dyn ChildKiller + Send + Sync>>,
     ended: watch::Sender<bool>,
+    /// The version after every change, for readers waiting on output (`/mcp/read` waits).
+    changes: watch::Sender<u64>,
+    /// Listed and reachable by id (see [`registry::Registry::publish`]).
+    published: AtomicBool,
+    /// The window's MCP state: scope, mode, owner, pace, recent frames.
+    pub window: WindowState,
+}
+
+/// A session's terminal, locked, with what the readers need beside it.
+pub struct Locked<'a> {
+    /// The terminal.
+    pub terminal: &'a mut Terminal,
+    /// [`Session::version`] at the time of the lock.
+    pub version: u64,
+    /// When output last arrived (or the session started).
+    pub last_output: Instant,
+    memo: &'a mut Option<(u64, Arc<wterm_core::Frame>)>,
+}
+
+impl Locked<'_> {
+    /// A frame of `view`; the visible screen's is computed once per version and shared.
+    pub fn frame(&mut self, view: View) -> Arc<wterm_core::Frame> {
+        if view != View::Screen {
+            return Arc::new(self.terminal.frame(view));
+        }
+        match self.memo {
+            Some((v, f)) if *v == self.version => f.clone(),
+            _ => {
+                let f = Arc::new(self.terminal.frame(View::Screen));
+                *self.memo = Some((self.version, f.clone()));
+                f
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Session {
@@ -130,23 +190,31 @@ pub struct Pump {
 }
 
 impl Session {
-    /// Starts `program` on a new PTY of `size` (clamped). The returned [`Pump`] must be run for
-    /// output to flow.
-    pub fn start(id: SessionId, program: &str, size: Size) -> std::io::Result<(Arc<Self>, Pump)> {
-        let size = size.clamped();
-        let pty = pty::spawn(program, size)?;
+    /// Starts `spec.program` on a new PTY of `spec.size` (clamped). The returned [`Pump`] must
+    /// be run for output to flow. The session starts unpublished.
+    pub fn start(id: SessionId, spec: SessionSpec) -> std::io::Result<(Arc<Self>, Pump)> {
+        let size = spec.size.clamped();
+        let pty = pty::spawn(&spec.program, size)?;
         let session = Arc::new(Session {
             id,
             pid: pty.pid,
+            tty: pty.tty,
             inner: Mutex::new(Inner {
                 terminal: Terminal::new(size, SCROLLBACK_ROWS),
                 master: pty.master,
                 clients: Vec::new(),
                 exit: None,
+                version: 0,
+                last_output: Instant::now(),
+                screen_memo: None,
             }),
             input: pty.input,
+            flush_epoch: pty.flush_epoch,
             killer: Mutex::new(pty.killer),
             ended: watch::Sender::new(false),
+            changes: watch::Sender::new(0),
+            published: AtomicBool::new(false),
+            window: spec.window,
         });
         let pump = Pump {
             session: session.clone(),
@@ -183,9 +251,79 @@ impl Session {
         }
     }
 
-    /// A sender of input bytes to the program (through the PTY's writer thread, in order).
-    pub fn input(&self) -> &mpsc::Sender<Bytes> {
-        &self.input
+    /// Queues `bytes` for the program (written in order by the PTY's writer thread). Waits
+    /// while the input queue is full; false once the process has gone.
+    pub async fn write(&self, bytes: Bytes) -> bool {
+        let epoch = self.flush_epoch.load(Ordering::Acquire);
+        self.input.send(Input { epoch, bytes }).await.is_ok()
+    }
+
+    /// The current flush epoch: it moves on at every [`Session::flush_input`], so a paced
+    /// writer can tell that its remaining input was discarded.
+    pub fn flush_epoch(&self) -> u64 {
+        self.flush_epoch.load(Ordering::Acquire)
+    }
+
+    /// Discards input not yet read by the program: the relay's own queued writes (the writer
+    /// thread skips them) and what sits in the PTY's input queue (`tcflush(TCIFLUSH)`).
+    pub fn flush_input(&self) {
+        self.flush_epoch.fetch_add(1, Ordering::AcqRel);
+        if let Some(tty) = &self.tty {
+            if let Err(e) = pty::flush_pending_input(tty) {
+                tracing::warn!(session = self.id, error = %e, "tcflush failed");
+            }
+        }
+    }
+
+    /// Runs `f` on the terminal under the session's lock. Keep it short: output waits.
+    pub fn inspect<R>(&self, f: impl FnOnce(&mut Locked<'_>) -> R) -> R {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        let mut locked = Locked {
+            terminal: &mut inner.terminal,
+            version: inner.version,
+            last_output: inner.last_output,
+            memo: &mut inner.screen_memo,
+        };
+        f(&mut locked)
+    }
+
+    /// A receiver of the session's version: it changes after every output chunk fed to the
+    /// terminal, every resize and every [`Session::reset_screen`]. Readers wait on it; nothing
+    /// polls.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// The number of changes to the terminal so far (output chunks, resizes, resets).
+    pub fn version(&self) -> u64 {
+        self.lock().version
+    }
+
+    /// Clears the relay's own copy of the screen (screen, history, modes, title), keeping its
+    /// size; the program and the pages are not told. Wakes readers waiting on a change.
+    pub fn reset_screen(&self) {
+        let version = {
+            let mut inner = self.lock();
+            inner.terminal.reset();
+            inner.version += 1;
+            inner.version
+        };
+        self.changes.send_replace(version);
+    }
+
+    /// Whether the session is listed and reachable by id.
+    pub fn is_published(&self) -> bool {
+        self.published.load(Ordering::Acquire)
+    }
+
+    fn mark_published(&self) {
+        self.published.store(true, Ordering::Release);
+    }
+
+    fn bump(&self, inner: &mut Inner) -> u64 {
+        inner.version += 1;
+        inner.version
     }
 
     /// Attaches a page: its queue starts with `resized`, the snapshot, and the title if there is
@@ -224,6 +362,8 @@ impl Session {
         if changed {
             inner.terminal.resize(clamped);
             pty::resize(&*inner.master, clamped);
+            let version = self.bump(&mut inner);
+            self.changes.send_replace(version);
         }
         let msg = ToPage::Resized {
             cols: clamped.cols,
@@ -258,8 +398,16 @@ impl Session {
     }
 
     fn on_output(&self, chunk: Bytes) {
+        let version = self.feed(chunk);
+        // Outside the session lock: the woken readers take it next.
+        self.changes.send_replace(version);
+    }
+
+    fn feed(&self, chunk: Bytes) -> u64 {
         let mut inner = self.lock();
         let inner = &mut *inner;
+        inner.version += 1;
+        inner.last_output = Instant::now();
         let effects = match catch_unwind(AssertUnwindSafe(|| inner.terminal.feed(&chunk))) {
             Ok(effects) => effects,
             Err(_) => {
@@ -276,7 +424,11 @@ impl Session {
         // With a page attached, the page's own emulator answers queries (DA1, CPR, ...); with
         // none, answer them here so a program waiting for a reply does not hang.
         if inner.clients.is_empty() && !effects.replies.is_empty() {
-            if let Err(e) = self.input.try_send(Bytes::from(effects.replies)) {
+            let reply = Input {
+                epoch: self.flush_epoch(),
+                bytes: Bytes::from(effects.replies),
+            };
+            if let Err(e) = self.input.try_send(reply) {
                 tracing::warn!(session = self.id, error = %e, "dropped a query reply: input queue full");
             }
         }
@@ -292,6 +444,7 @@ impl Session {
                 c.push_text(msg.clone());
             }
         }
+        inner.version
     }
 
     fn finish(&self, code: i32) {

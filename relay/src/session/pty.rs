@@ -9,6 +9,8 @@
 //! - the waiter thread reaps the child and reports its exit code.
 
 use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::thread;
 
 use bytes::Bytes;
@@ -23,6 +25,8 @@ use crate::limits::{PTY_INPUT_QUEUE_MESSAGES, PTY_OUTPUT_QUEUE_CHUNKS, PTY_READ_
 pub struct Pty {
     /// The master side: resize it with [`resize`].
     pub master: Box<dyn MasterPty + Send>,
+    /// The slave side's path (`/dev/pts/N`), for [`flush_pending_input`].
+    pub tty: Option<std::path::PathBuf>,
     /// Sends SIGHUP to the child; see [`hard_kill`] for the escalation.
     pub killer: Box<dyn ChildKiller + Send + Sync>,
     /// The child's process id.
@@ -30,9 +34,44 @@ pub struct Pty {
     /// PTY output, in order, chunks of at most [`PTY_READ_CHUNK_BYTES`]; closed at EOF.
     pub output: mpsc::Receiver<Bytes>,
     /// Input to the program, written in order by the writer thread.
-    pub input: mpsc::Sender<Bytes>,
+    pub input: mpsc::Sender<Input>,
+    /// The flush epoch the writer thread compares each [`Input`] with; see [`Input::epoch`].
+    pub flush_epoch: Arc<AtomicU64>,
     /// The child's exit code once it has been reaped (1 when it died of a signal).
     pub exited: oneshot::Receiver<i32>,
+}
+
+/// Bytes for the program, tagged with the flush epoch they were queued in.
+#[derive(Debug)]
+pub struct Input {
+    /// The value of the session's flush epoch when these bytes were queued. The writer thread
+    /// drops input whose epoch is older than the current one: a flush (`/mcp/flush`) discards
+    /// the relay's own pending writes this way.
+    pub epoch: u64,
+    /// The bytes, written verbatim.
+    pub bytes: Bytes,
+}
+
+/// What a session runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// The program and its arguments; `argv[0]` is looked up in `PATH`.
+    pub argv: Vec<String>,
+    /// The working directory; `None` = the relay's own.
+    pub cwd: Option<std::path::PathBuf>,
+    /// Environment variables set on top of the relay's (the relay's secrets are removed first).
+    pub env: Vec<(String, String)>,
+}
+
+impl Program {
+    /// `program` with no arguments, in the relay's working directory.
+    pub fn shell(program: &str) -> Program {
+        Program {
+            argv: vec![program.to_owned()],
+            cwd: None,
+            env: Vec::new(),
+        }
+    }
 }
 
 fn pty_size(size: Size) -> PtySize {
@@ -47,18 +86,30 @@ fn pty_size(size: Size) -> PtySize {
 /// Starts `program` on a new PTY of `size` with `TERM=xterm-256color` and `COLORTERM=truecolor`,
 /// without the relay's secrets in its environment, and starts its reader, writer and waiter
 /// threads.
-pub fn spawn(program: &str, size: Size) -> io::Result<Pty> {
+pub fn spawn(program: &Program, size: Size) -> io::Result<Pty> {
+    let Some((exe, args)) = program.argv.split_first() else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
+    };
     let pair = native_pty_system()
         .openpty(pty_size(size))
         .map_err(io::Error::other)?;
-    let mut cmd = CommandBuilder::new(program);
+    let mut cmd = CommandBuilder::new(exe);
+    cmd.args(args);
     cmd.env("TERM", "xterm-256color");
     cmd.env("COLORTERM", "truecolor");
+    for (k, v) in &program.env {
+        cmd.env(k, v);
+    }
     for name in SECRET_ENVS {
         cmd.env_remove(name);
     }
-    if let Ok(cwd) = std::env::current_dir() {
-        cmd.cwd(cwd);
+    match &program.cwd {
+        Some(dir) => cmd.cwd(dir),
+        None => {
+            if let Ok(cwd) = std::env::current_dir() {
+                cmd.cwd(cwd);
+            }
+        }
     }
     let mut child = pair.slave.spawn_command(cmd).map_err(io::Error::other)?;
     // The child holds its own copy; ours must go, or the master never sees EOF.
@@ -75,9 +126,11 @@ pub fn spawn(program: &str, size: Size) -> io::Result<Pty> {
     thread::Builder::new()
         .name(name("read"))
         .spawn(move || read_loop(reader, out_tx))?;
+    let flush_epoch = Arc::new(AtomicU64::new(0));
+    let epoch = flush_epoch.clone();
     thread::Builder::new()
         .name(name("write"))
-        .spawn(move || write_loop(writer, in_rx))?;
+        .spawn(move || write_loop(writer, in_rx, &epoch))?;
     thread::Builder::new().name(name("wait")).spawn(move || {
         let code = match child.wait() {
             Ok(status) => i32::try_from(status.exit_code()).unwrap_or(i32::MAX),
@@ -89,11 +142,13 @@ pub fn spawn(program: &str, size: Size) -> io::Result<Pty> {
         let _ = exit_tx.send(code);
     })?;
     Ok(Pty {
+        tty: pair.master.tty_name(),
         master: pair.master,
         killer,
         pid,
         output,
         input,
+        flush_epoch,
         exited,
     })
 }
@@ -115,9 +170,12 @@ fn read_loop(mut reader: Box<dyn Read + Send>, tx: mpsc::Sender<Bytes>) {
     }
 }
 
-fn write_loop(mut writer: Box<dyn Write + Send>, mut rx: mpsc::Receiver<Bytes>) {
-    while let Some(bytes) = rx.blocking_recv() {
-        if let Err(e) = writer.write_all(&bytes).and_then(|()| writer.flush()) {
+fn write_loop(mut writer: Box<dyn Write + Send>, mut rx: mpsc::Receiver<Input>, epoch: &AtomicU64) {
+    while let Some(input) = rx.blocking_recv() {
+        if input.epoch < epoch.load(Ordering::Acquire) {
+            continue; // Queued before a flush.
+        }
+        if let Err(e) = writer.write_all(&input.bytes).and_then(|()| writer.flush()) {
             tracing::debug!(error = %e, "PTY write failed; dropping further input");
             break;
         }
@@ -129,6 +187,25 @@ pub fn resize(master: &dyn MasterPty, size: Size) {
     if let Err(e) = master.resize(pty_size(size)) {
         tracing::warn!(error = %e, "PTY resize failed");
     }
+}
+
+/// Discards input the program has not read yet (`tcflush(TCIFLUSH)` on the slave side, opened
+/// by its path `tty`). The slave, not the master: on Linux `TCIFLUSH` on the master drops the
+/// program's pending *output* (and its echo), while the input queued for the program lives in
+/// the slave's line discipline.
+pub fn flush_pending_input(tty: &std::path::Path) -> io::Result<()> {
+    use std::os::fd::AsRawFd as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(tty)?;
+    // SAFETY: tcflush(3) on a descriptor we own; no memory is passed.
+    if unsafe { libc::tcflush(slave.as_raw_fd(), libc::TCIFLUSH) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// SIGKILL to the child and to its process group (it is a session leader, so the group id is

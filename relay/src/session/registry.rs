@@ -5,9 +5,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio_util::task::TaskTracker;
-use wterm_core::Size;
 
-use super::{pty, Session, SessionId, SessionInfo};
+use super::{pty, Program, Session, SessionId, SessionInfo, SessionSpec};
 use crate::limits::{KILL_GRACE, MAX_SESSIONS};
 
 /// Why a session could not be created.
@@ -23,7 +22,7 @@ impl fmt::Display for CreateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CreateError::TooMany => write!(f, "too many sessions (at most {MAX_SESSIONS})"),
-            CreateError::Spawn(e) => write!(f, "cannot start the shell: {e}"),
+            CreateError::Spawn(e) => write!(f, "cannot start the program: {e}"),
         }
     }
 }
@@ -32,7 +31,7 @@ impl std::error::Error for CreateError {}
 
 #[derive(Debug)]
 struct Shared {
-    program: String,
+    shell: Program,
     sessions: Mutex<Sessions>,
     pumps: TaskTracker,
 }
@@ -43,16 +42,17 @@ struct Sessions {
     live: BTreeMap<SessionId, Arc<Session>>,
 }
 
-/// The live sessions: a cheap-clone handle. A session is listed from its creation until its
-/// process has exited and the pages were told.
+/// The live sessions: a cheap-clone handle. A session is counted from its creation, listed and
+/// reachable by id once published ([`Registry::publish`]), until its process has exited and the
+/// pages were told.
 #[derive(Debug, Clone)]
 pub struct Registry(Arc<Shared>);
 
 impl Registry {
-    /// An empty registry whose sessions run `program`.
-    pub fn new(program: String) -> Self {
+    /// An empty registry; `shell` is what the page's sessions run.
+    pub fn new(shell: Program) -> Self {
         Registry(Arc::new(Shared {
-            program,
+            shell,
             sessions: Mutex::new(Sessions {
                 next_id: 1,
                 live: BTreeMap::new(),
@@ -65,8 +65,14 @@ impl Registry {
         self.0.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Starts a new session of `size` (clamped) running the program, and its pump task.
-    pub fn create(&self, size: Size) -> Result<Arc<Session>, CreateError> {
+    /// What the page's sessions run.
+    pub fn shell(&self) -> &Program {
+        &self.0.shell
+    }
+
+    /// Starts a new session and its pump task. It is counted at once but neither listed nor
+    /// reachable by id until [`Registry::publish`]; [`Registry::discard`] ends it instead.
+    pub fn create(&self, spec: SessionSpec) -> Result<Arc<Session>, CreateError> {
         // The lock is held across the spawn (a fork and exec, milliseconds) so the count check
         // and the insert cannot interleave with another create.
         let mut sessions = self.lock();
@@ -74,8 +80,7 @@ impl Registry {
             return Err(CreateError::TooMany);
         }
         let id = sessions.next_id;
-        let (session, pump) =
-            Session::start(id, &self.0.program, size).map_err(CreateError::Spawn)?;
+        let (session, pump) = Session::start(id, spec).map_err(CreateError::Spawn)?;
         sessions.next_id += 1;
         sessions.live.insert(id, session.clone());
         drop(sessions);
@@ -88,15 +93,43 @@ impl Registry {
         Ok(session)
     }
 
-    /// The live session `id`.
-    pub fn get(&self, id: SessionId) -> Option<Arc<Session>> {
-        self.lock().live.get(&id).cloned()
+    /// Makes a created session listed and reachable by id.
+    pub fn publish(&self, session: &Session) {
+        session.mark_published();
     }
 
-    /// Every live session, by id.
+    /// Ends a created session that will not be published (SIGHUP; its pump removes it).
+    pub fn discard(&self, session: &Session) {
+        session.hangup();
+    }
+
+    /// The live, published session `id`.
+    pub fn get(&self, id: SessionId) -> Option<Arc<Session>> {
+        self.lock()
+            .live
+            .get(&id)
+            .filter(|s| s.is_published())
+            .cloned()
+    }
+
+    /// Every live, published session, by id.
+    pub fn sessions(&self) -> Vec<Arc<Session>> {
+        self.lock()
+            .live
+            .values()
+            .filter(|s| s.is_published())
+            .cloned()
+            .collect()
+    }
+
+    /// The process id of the live session `id`, published or not.
+    pub fn pid_of(&self, id: SessionId) -> Option<u32> {
+        self.lock().live.get(&id).and_then(|s| s.pid())
+    }
+
+    /// Every live, published session's summary, by id.
     pub fn list(&self) -> Vec<SessionInfo> {
-        let sessions: Vec<_> = self.lock().live.values().cloned().collect();
-        sessions.iter().map(|s| s.info()).collect()
+        self.sessions().iter().map(|s| s.info()).collect()
     }
 
     /// Ends every session: SIGHUP, then after [`KILL_GRACE`] SIGKILL to those still running;

@@ -1,5 +1,8 @@
 //! Integration tests of the real `wterm-relay` binary: one test binary, one module per topic.
 
+mod ladder;
+mod mcp_routes;
+mod persist;
 mod pty;
 mod routes;
 mod secrets;

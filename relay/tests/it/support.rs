@@ -28,6 +28,8 @@ pub struct Options {
     pub args: Vec<String>,
     /// A state directory to reuse (else a fresh one in the temp dir).
     pub state_dir: Option<PathBuf>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -36,6 +38,7 @@ impl Default for Options {
             env_token: Some(format!("test-token-{}", std::process::id())),
             args: vec![],
             state_dir: None,
+            env: vec![],
         }
     }
 }
@@ -65,6 +68,8 @@ impl Relay {
             .unwrap_or_else(|| dir.path().join("state"));
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
+        // A plain prompt, whoever runs the tests (root's default ends in `#`).
+        std::fs::write(home.join(".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n").unwrap();
         let log = dir.path().join("relay.log");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_wterm-relay"));
         cmd.arg("--port")
@@ -76,6 +81,10 @@ impl Relay {
             .env("HOME", &home)
             .env("RUST_LOG", "wterm_relay=debug")
             .env_remove("WEB_TERMINAL_TOKEN")
+            .env_remove("WEB_TERMINAL_MCP_TOKEN")
+            .env_remove("WEB_TERMINAL_MCP_ADMIN_TOKEN")
+            .env_remove("XDG_CONFIG_HOME")
+            .envs(opts.env.iter().map(|(k, v)| (k, v)))
             .current_dir(&home)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -477,5 +486,132 @@ impl Page {
             while let Some(Ok(_)) = self.ws.next().await {}
         })
         .await;
+    }
+}
+
+// ---- MCP helpers ----
+
+/// A client of the `/mcp/*` routes: the MCP token, and optionally a scope and the admin token.
+#[derive(Clone)]
+pub struct Mcp {
+    pub port: u16,
+    pub token: String,
+    pub scope: Option<String>,
+    pub admin: Option<String>,
+}
+
+impl Mcp {
+    pub fn scoped(&self, scope: &str) -> Mcp {
+        Mcp {
+            scope: Some(scope.to_owned()),
+            ..self.clone()
+        }
+    }
+
+    pub fn admin(&self, admin: &str) -> Mcp {
+        Mcp {
+            admin: Some(admin.to_owned()),
+            ..self.clone()
+        }
+    }
+
+    /// `METHOD path` with this client's credentials and `body`.
+    pub async fn call(&self, method: &str, path: &str, body: &str) -> HttpResponse {
+        let auth = format!("Bearer {}", self.token);
+        let mut headers: Vec<(&str, &str)> = vec![("Authorization", &auth)];
+        if let Some(s) = &self.scope {
+            headers.push(("X-Browserland-Scope", s));
+        }
+        if let Some(a) = &self.admin {
+            headers.push(("X-Browserland-Mcp-Admin", a));
+        }
+        if method == "POST" {
+            headers.push(("Content-Type", "application/json"));
+        }
+        http(self.port, method, path, &headers, body).await
+    }
+
+    pub async fn get(&self, path: &str) -> HttpResponse {
+        self.call("GET", path, "").await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> HttpResponse {
+        self.call("POST", path, &body.to_string()).await
+    }
+
+    /// `POST /mcp/read`, expecting 200.
+    pub async fn read(&self, body: Value) -> Value {
+        let r = self.post("/mcp/read", body).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()
+    }
+
+    /// Waits (through the relay's own `wait_for_text`) until `needle` is on window `id`.
+    pub async fn wait_text(&self, id: u64, needle: &str) -> Value {
+        let a = self
+            .read(serde_json::json!({"id": id, "wait_for_text": needle, "timeout_ms": 15000}))
+            .await;
+        assert_eq!(
+            a["matched"], true,
+            "no {needle:?} on screen:\n{}",
+            a["text"]
+        );
+        a
+    }
+
+    /// `POST /mcp/input`, expecting 200.
+    pub async fn type_text(&self, id: u64, data: &str) {
+        let r = self
+            .post("/mcp/input", serde_json::json!({"id": id, "data": data}))
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+
+    /// `GET /mcp/terminals`: the ids listed.
+    pub async fn ids(&self) -> Vec<u64> {
+        let r = self.get("/mcp/terminals").await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["id"].as_u64().unwrap())
+            .collect()
+    }
+}
+
+impl Relay {
+    /// Switches MCP on through `/mcp/config` with a minted token and `default_mode`; returns a
+    /// client holding the token.
+    pub async fn enable_mcp(&self, default_mode: &str) -> Mcp {
+        let r = self
+            .post(
+                "/mcp/config",
+                &serde_json::json!({"enabled": true, "generate": true, "default_mode": default_mode})
+                    .to_string(),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        Mcp {
+            port: self.port,
+            token: r.json()["token"].as_str().unwrap().to_owned(),
+            scope: None,
+            admin: None,
+        }
+    }
+
+    /// Sets a window's mode and scope from the page (`POST /session/mcp`).
+    pub async fn set_window(&self, body: Value) -> Value {
+        let r = self.post("/session/mcp", &body.to_string()).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()
+    }
+
+    /// A new session whose shell is ready: its prompt (`$ `) is on screen.
+    pub async fn ready_session(&self, mcp: &Mcp) -> u64 {
+        let id = self.new_session().await;
+        // The page may have set the window off; the admin-less client needs to see it.
+        mcp.wait_text(id, "$").await;
+        id
     }
 }

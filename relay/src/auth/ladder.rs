@@ -1,0 +1,226 @@
+//! The refusal ladder of the `/mcp/*` data routes, as code in the contract's order (broker
+//! contract, "Refusal ladder"):
+//!
+//! 1. `403 mcp_disabled` — MCP switched off, or no MCP token;
+//! 2. `400 token_in_url` — a credential in the query string;
+//! 3. `401 auth_required` — MCP token missing or wrong (`Authorization: Bearer`, exactly once);
+//! 4. `400 bad_scope` — [`SCOPE_HEADER`] fails the grammar or is sent more than once;
+//! 5. `403 admin_required` — [`ADMIN_HEADER`] present but wrong, or an admin-only operation
+//!    without it.
+//!
+//! Steps 1-5 are [`gate`], one middleware added with `route_layer` on the `/mcp` realm (so an
+//! unknown path stays a plain 404). It records the [`Caller`] and the [`Op`] in the request.
+//! Steps 6-7 are the [`WindowRef`] extractor: `400 bad_json` → `400 bad_id` →
+//! `404 unknown_or_off` (built only by [`unknown_or_off`]) → `403 read_only`. Step 8, field
+//! validation, is the operation's own (see `broker::service`).
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request, State};
+use axum::http::{header, request::Parts, HeaderMap};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::Refusal;
+use crate::broker::fields::{self, Fields};
+use crate::broker::ops::{Op, Target};
+use crate::broker::window::{Caller, Scope};
+use crate::broker::{Access, Window};
+use crate::http::has_credential_in_query;
+use crate::http::page::bearer;
+use crate::http::peer;
+use crate::limits::MAX_MCP_BODY_BYTES;
+use crate::state::AppState;
+
+/// The header declaring the caller's scope (broker contract).
+pub const SCOPE_HEADER: &str = "x-browserland-scope";
+
+/// The header carrying the admin token, in addition to the MCP token (broker contract).
+pub const ADMIN_HEADER: &str = "x-browserland-mcp-admin";
+
+/// The one builder of `404 unknown_or_off`: every route answers a missing window, an `off`
+/// window and a window outside the caller's scope with this, so the three are
+/// indistinguishable (status, body, content type, length).
+pub fn unknown_or_off() -> Refusal {
+    Refusal::UnknownOrOff
+}
+
+/// Step 4: the declared scope. Absent or empty = unscoped; sent twice or off-grammar = refused.
+pub fn scope_of(headers: &HeaderMap) -> Result<Option<Scope>, Refusal> {
+    let mut values = headers.get_all(SCOPE_HEADER).iter();
+    match (values.next(), values.next()) {
+        (None, _) => Ok(None),
+        (Some(_), Some(_)) => Err(Refusal::BadScope),
+        (Some(v), None) => {
+            let v = v.to_str().map_err(|_| Refusal::BadScope)?;
+            if v.is_empty() {
+                return Ok(None);
+            }
+            Scope::parse(v).map(Some).ok_or(Refusal::BadScope)
+        }
+    }
+}
+
+/// Steps 1-5 for `req` (see the module doc); on success the [`Caller`] and [`Op`] are in the
+/// request's extensions for the handler.
+fn climb(state: &AppState, req: &Request) -> Result<(Caller, Option<Op>), Refusal> {
+    let settings = state.broker.settings();
+    // 1.
+    let Some(token) = settings.token().filter(|_| settings.mcp_open()) else {
+        return Err(Refusal::McpDisabled);
+    };
+    // 2.
+    if req.uri().query().is_some_and(has_credential_in_query) {
+        return Err(Refusal::TokenInUrl);
+    }
+    // 3.
+    let headers = req.headers();
+    let mut auth = headers.get_all(header::AUTHORIZATION).iter();
+    let authed = match (auth.next(), auth.next()) {
+        (Some(v), None) => bearer(v.as_bytes()).is_some_and(|t| token.matches(t)),
+        _ => false,
+    };
+    if !authed {
+        return Err(Refusal::AuthRequired);
+    }
+    // 4.
+    let scope = scope_of(headers)?;
+    // 5.
+    let mut admin_values = headers.get_all(ADMIN_HEADER).iter();
+    let admin = match (admin_values.next(), admin_values.next()) {
+        (None, _) => false,
+        (Some(v), None) => {
+            let ok = settings
+                .admin_token()
+                .is_some_and(|t| t.matches(v.as_bytes()));
+            if !ok {
+                return Err(Refusal::AdminRequired);
+            }
+            true
+        }
+        (Some(_), Some(_)) => return Err(Refusal::AdminRequired),
+    };
+    let op = req
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|p| Op::from_path(p.as_str()));
+    if op.is_some_and(Op::admin_only) && !admin {
+        return Err(Refusal::AdminRequired);
+    }
+    Ok((Caller { scope, admin }, op))
+}
+
+/// Ladder steps 1-5 as a middleware (`route_layer` on the `/mcp` realm). A refusal logs the
+/// route and the peer only.
+pub async fn gate(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Result<Response, Refusal> {
+    match climb(&state, &req) {
+        Ok((caller, op)) => {
+            req.extensions_mut().insert(caller);
+            if let Some(op) = op {
+                req.extensions_mut().insert(op);
+            }
+            Ok(next.run(req).await)
+        }
+        Err(refusal) => {
+            tracing::warn!(path = req.uri().path(), peer = ?peer(&req), code = refusal.code(), "MCP request refused");
+            Err(refusal)
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = Refusal;
+
+    /// The caller [`gate`] established; a route outside the gate has none and is treated as
+    /// unauthenticated.
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Refusal> {
+        parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .ok_or(Refusal::AuthRequired)
+    }
+}
+
+/// A request body of at most [`MAX_MCP_BODY_BYTES`] (`413 too_large` beyond).
+#[derive(Debug)]
+pub struct McpBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for McpBody {
+    type Rejection = Refusal;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Refusal> {
+        axum::body::to_bytes(req.into_body(), MAX_MCP_BODY_BYTES)
+            .await
+            .map(McpBody)
+            .map_err(|_| Refusal::TooLarge(format!("request body over {MAX_MCP_BODY_BYTES} bytes")))
+    }
+}
+
+/// Ladder steps 6-7 for an operation on the window `id` of its body: the resolved [`Window`],
+/// the caller, and the body's other fields for the operation to validate.
+#[derive(Debug)]
+pub struct WindowRef {
+    /// The window, resolved through [`crate::broker::Broker::resolve`].
+    pub window: Window,
+    /// The caller.
+    pub caller: Caller,
+    /// The body.
+    pub fields: Fields,
+}
+
+impl FromRequest<AppState> for WindowRef {
+    type Rejection = Refusal;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Refusal> {
+        let caller = req
+            .extensions()
+            .get::<Caller>()
+            .cloned()
+            .ok_or(Refusal::AuthRequired)?;
+        // An operation not found in the list is held to the stricter rule.
+        let access = match req.extensions().get::<Op>().map(|op| op.target()) {
+            Some(Target::Read) => Access::Read,
+            _ => Access::Write,
+        };
+        let McpBody(body) = McpBody::from_request(req, state).await?;
+        let fields = fields::object(&body, false)?;
+        let id = fields::id(&fields)?;
+        let window = state.broker.resolve(&state.registry, &caller, id, access)?;
+        Ok(WindowRef {
+            window,
+            caller,
+            fields,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn scope_header() {
+        let mut h = HeaderMap::new();
+        assert_eq!(scope_of(&h), Ok(None));
+        h.insert(SCOPE_HEADER, HeaderValue::from_static(""));
+        assert_eq!(scope_of(&h), Ok(None));
+        h.insert(SCOPE_HEADER, HeaderValue::from_static("team-1"));
+        assert_eq!(scope_of(&h), Ok(Scope::parse("team-1")));
+        h.append(SCOPE_HEADER, HeaderValue::from_static("team-1"));
+        assert_eq!(scope_of(&h), Err(Refusal::BadScope));
+        h.insert(SCOPE_HEADER, HeaderValue::from_static("bad scope"));
+        assert_eq!(scope_of(&h), Err(Refusal::BadScope));
+    }
+
+    #[test]
+    fn one_404() {
+        assert_eq!(unknown_or_off(), Refusal::UnknownOrOff);
+        assert_eq!(unknown_or_off().status(), 404);
+        assert_eq!(unknown_or_off().detail(), None);
+    }
+}

@@ -1,0 +1,155 @@
+//! Reading request fields from a JSON object body, with the contract's refusals. A `null`
+//! field counts as absent everywhere.
+
+use serde_json::{Map, Value};
+
+use crate::auth::Refusal;
+use crate::session::SessionId;
+
+/// A JSON object body.
+pub type Fields = Map<String, Value>;
+
+/// Parses a body that must be a JSON object (`400 bad_json` otherwise). An empty body counts as
+/// `{}` when `empty_ok`.
+pub fn object(body: &[u8], empty_ok: bool) -> Result<Fields, Refusal> {
+    if empty_ok && body.trim_ascii().is_empty() {
+        return Ok(Fields::new());
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err(Refusal::BadJson),
+    }
+}
+
+/// The field `key`, `None` when absent or `null`.
+pub fn get<'a>(fields: &'a Fields, key: &str) -> Option<&'a Value> {
+    fields.get(key).filter(|v| !v.is_null())
+}
+
+/// A window id (ladder step 6): a non-negative JSON integer or a decimal string; booleans,
+/// floats, negative numbers and anything else are `400 bad_id`.
+pub fn id(fields: &Fields) -> Result<SessionId, Refusal> {
+    match get(fields, "id") {
+        Some(Value::Number(n)) => n.as_u64().ok_or(Refusal::BadId),
+        Some(Value::String(s)) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+            s.parse().map_err(|_| Refusal::BadId)
+        }
+        _ => Err(Refusal::BadId),
+    }
+}
+
+fn wrong(key: &str, accepted: &str) -> Refusal {
+    Refusal::BadRequest(format!("{key}: accepted: {accepted}"))
+}
+
+/// An optional string field.
+pub fn opt_str<'a>(fields: &'a Fields, key: &str) -> Result<Option<&'a str>, Refusal> {
+    match get(fields, key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(wrong(key, "a string")),
+    }
+}
+
+/// An optional boolean field.
+pub fn opt_bool(fields: &Fields, key: &str) -> Result<Option<bool>, Refusal> {
+    match get(fields, key) {
+        None => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(wrong(key, "true or false")),
+    }
+}
+
+/// An optional non-negative integer field.
+pub fn opt_u64(fields: &Fields, key: &str) -> Result<Option<u64>, Refusal> {
+    match get(fields, key) {
+        None => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| wrong(key, "a non-negative integer")),
+    }
+}
+
+/// An optional number, clamped into `0..=max` (negative → 0, fractions rounded down); `None`
+/// when absent, `Err(refusal())` when present but not a number.
+pub fn opt_clamped(
+    fields: &Fields,
+    key: &str,
+    max: u64,
+    refusal: impl FnOnce() -> Refusal,
+) -> Result<Option<u64>, Refusal> {
+    match get(fields, key) {
+        None => Ok(None),
+        Some(Value::Number(n)) => {
+            let v = match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => u.min(max),
+                (None, Some(_), _) => 0,
+                (None, None, Some(f)) if f.is_finite() => f.clamp(0.0, max as f64) as u64,
+                _ => return Err(refusal()),
+            };
+            Ok(Some(v))
+        }
+        Some(_) => Err(refusal()),
+    }
+}
+
+/// Whether the key is present with any value, `null` included (for "absent = keep, `null` =
+/// clear" fields).
+pub fn present(fields: &Fields, key: &str) -> bool {
+    fields.contains_key(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn f(v: Value) -> Fields {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn ids() {
+        assert_eq!(id(&f(json!({"id": 3}))), Ok(3));
+        assert_eq!(id(&f(json!({"id": 0}))), Ok(0));
+        assert_eq!(id(&f(json!({"id": "12"}))), Ok(12));
+        for bad in [
+            json!({}),
+            json!({"id": null}),
+            json!({"id": true}),
+            json!({"id": 1.5}),
+            json!({"id": 2.0}),
+            json!({"id": -1}),
+            json!({"id": ""}),
+            json!({"id": "+1"}),
+            json!({"id": " 1"}),
+            json!({"id": "1e3"}),
+            json!({"id": "99999999999999999999999"}),
+            json!({"id": [1]}),
+        ] {
+            assert_eq!(id(&f(bad.clone())), Err(Refusal::BadId), "{bad}");
+        }
+    }
+
+    #[test]
+    fn objects() {
+        assert!(object(b"{}", false).is_ok());
+        assert!(object(b"", true).unwrap().is_empty());
+        assert_eq!(object(b"", false), Err(Refusal::BadJson));
+        assert_eq!(object(b"[]", true), Err(Refusal::BadJson));
+        assert_eq!(object(b"{", true), Err(Refusal::BadJson));
+    }
+
+    #[test]
+    fn clamping() {
+        let v = f(json!({"a": 20000, "b": -5, "c": 12.7, "d": "1", "e": null}));
+        let c = |k| opt_clamped(&v, k, 15000, || Refusal::BadPace);
+        assert_eq!(c("a"), Ok(Some(15000)));
+        assert_eq!(c("b"), Ok(Some(0)));
+        assert_eq!(c("c"), Ok(Some(12)));
+        assert_eq!(c("d"), Err(Refusal::BadPace));
+        assert_eq!(c("e"), Ok(None));
+        assert_eq!(c("z"), Ok(None));
+    }
+}

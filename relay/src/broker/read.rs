@@ -1,0 +1,556 @@
+//! `/mcp/read` (broker contract, "/mcp/read"): views, screen hashes, waits, `since` deltas,
+//! style runs.
+//!
+//! Waits are woken by output: the reader subscribes to its session's version
+//! ([`Session::subscribe`]), which the pump moves on after every chunk fed to the emulator, and
+//! re-evaluates its predicate on each change; between changes it sleeps (until its deadline or,
+//! for `wait_for_idle`, until the quiet period would be over). Nothing polls.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use regex::Regex;
+use serde::Serialize;
+use tokio::time::Instant;
+use wterm_core::{join_for_search, rows_contain, AttrRun, Color, Frame, ScreenHash, View};
+
+use super::fields::{self, Fields};
+use crate::auth::Refusal;
+use crate::limits::{
+    DEFAULT_READ_LINES, DEFAULT_WAIT_MS, DELTA_MAX_CHANGED_PERCENT, FRAME_CACHE_BYTES,
+    FRAME_CACHE_FRAMES, MAX_ATTR_RUNS, MAX_READ_LINES, MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES,
+    MAX_WAIT_MS,
+};
+use crate::session::{Locked, Session, SessionId};
+
+/// What to wait for before answering.
+#[derive(Debug, Clone)]
+pub enum Wait {
+    /// `wait_for_change`: until `content_hash` differs from this (lowercase hex).
+    Change(String),
+    /// `wait_for_text` (+ `wait_absent`): until the text is present (absent), matching across
+    /// soft wraps.
+    Text {
+        /// The text.
+        needle: String,
+        /// Wait for it to be gone instead.
+        absent: bool,
+    },
+    /// `wait_for_regex` (+ `wait_absent`): until the pattern matches (stops matching) the rows
+    /// joined with soft wraps undone.
+    Regex {
+        /// The compiled pattern.
+        re: Regex,
+        /// Wait for it to stop matching instead.
+        absent: bool,
+    },
+    /// `wait_for_idle`: until `stable_hash` has not changed for this long.
+    Idle(Duration),
+}
+
+/// A parsed `/mcp/read` body (without the `id`).
+#[derive(Debug, Clone)]
+pub struct ReadArgs {
+    /// `view:"scrollback"`: prepend up to `lines` history rows.
+    pub scrollback: bool,
+    /// History rows wanted with `scrollback` (clamped to [`MAX_READ_LINES`]).
+    pub lines: usize,
+    /// The wait, if any.
+    pub wait: Option<Wait>,
+    /// How long the wait may take (clamped to [`MAX_WAIT_MS`]).
+    pub timeout: Duration,
+    /// `since`: a `content_hash` answered before, for a delta.
+    pub since: Option<String>,
+    /// `attrs:true`: add style runs.
+    pub attrs: bool,
+}
+
+impl Default for ReadArgs {
+    fn default() -> Self {
+        ReadArgs {
+            scrollback: false,
+            lines: DEFAULT_READ_LINES,
+            wait: None,
+            timeout: Duration::from_millis(DEFAULT_WAIT_MS),
+            since: None,
+            attrs: false,
+        }
+    }
+}
+
+impl ReadArgs {
+    /// Validates the body's fields: types (`400 bad_request` naming the field), then
+    /// `400 bad_regex`, then `400 conflicting_wait`.
+    pub fn from_fields(f: &Fields) -> Result<ReadArgs, Refusal> {
+        let mut args = ReadArgs::default();
+        match fields::opt_str(f, "view")? {
+            None | Some("screen") => {}
+            Some("scrollback") => args.scrollback = true,
+            Some(_) => {
+                return Err(Refusal::BadRequest(
+                    "view: accepted: \"screen\" or \"scrollback\"".into(),
+                ))
+            }
+        }
+        if let Some(n) = fields::opt_u64(f, "lines")? {
+            args.lines = usize::try_from(n).unwrap_or(usize::MAX).min(MAX_READ_LINES);
+        }
+        let change = fields::opt_str(f, "wait_for_change")?;
+        let text = fields::opt_str(f, "wait_for_text")?;
+        let regex = fields::opt_str(f, "wait_for_regex")?;
+        let absent = fields::opt_bool(f, "wait_absent")?.unwrap_or(false);
+        let idle = fields::opt_u64(f, "wait_for_idle")?;
+        let timeout = fields::opt_clamped(f, "timeout_ms", MAX_WAIT_MS, || {
+            Refusal::BadRequest(format!(
+                "timeout_ms: accepted: a number of milliseconds, 0..{MAX_WAIT_MS}"
+            ))
+        })?;
+        if let Some(ms) = timeout {
+            args.timeout = Duration::from_millis(ms);
+        }
+        args.since = fields::opt_str(f, "since")?.map(str::to_ascii_lowercase);
+        args.attrs = fields::opt_bool(f, "attrs")?.unwrap_or(false);
+        let re = regex.map(compile).transpose()?;
+        let waits = [
+            change.is_some(),
+            text.is_some(),
+            re.is_some(),
+            idle.is_some(),
+        ];
+        if waits.iter().filter(|w| **w).count() > 1 {
+            return Err(Refusal::ConflictingWait);
+        }
+        args.wait = if let Some(h) = change {
+            Some(Wait::Change(h.to_ascii_lowercase()))
+        } else if let Some(t) = text {
+            Some(Wait::Text {
+                needle: t.to_owned(),
+                absent,
+            })
+        } else if let Some(re) = re {
+            Some(Wait::Regex { re, absent })
+        } else {
+            idle.map(|ms| Wait::Idle(Duration::from_millis(ms)))
+        };
+        Ok(args)
+    }
+}
+
+/// Compiles a `wait_for_regex` pattern within [`MAX_REGEX_BYTES`] and
+/// [`MAX_REGEX_COMPILED_BYTES`].
+fn compile(pattern: &str) -> Result<Regex, Refusal> {
+    if pattern.len() > MAX_REGEX_BYTES {
+        return Err(Refusal::BadRegex(format!(
+            "longer than {MAX_REGEX_BYTES} bytes"
+        )));
+    }
+    regex::RegexBuilder::new(pattern)
+        .size_limit(MAX_REGEX_COMPILED_BYTES)
+        .build()
+        .map_err(|e| {
+            // The regex crate's message spans several lines; the first says what is wrong.
+            let msg = e.to_string();
+            let first = msg.lines().last().unwrap_or("does not compile").trim();
+            Refusal::BadRegex(first.trim_start_matches("error: ").to_owned())
+        })
+}
+
+/// The frames a window answered recently, by `content_hash`, for `since` deltas.
+#[derive(Debug, Default)]
+pub struct FrameCache {
+    frames: VecDeque<Arc<Frame>>,
+    bytes: usize,
+}
+
+impl FrameCache {
+    /// Remembers `frame`, forgetting the oldest beyond [`FRAME_CACHE_FRAMES`] or
+    /// [`FRAME_CACHE_BYTES`].
+    pub fn remember(&mut self, frame: Arc<Frame>) {
+        if let Some(i) = self.frames.iter().position(|f| {
+            f.content_hash == frame.content_hash && f.history_lines == frame.history_lines
+        }) {
+            if let Some(old) = self.frames.remove(i) {
+                self.bytes -= old.text.len();
+            }
+        }
+        self.bytes += frame.text.len();
+        self.frames.push_back(frame);
+        while self.frames.len() > FRAME_CACHE_FRAMES || self.bytes > FRAME_CACHE_BYTES {
+            match self.frames.pop_front() {
+                Some(old) => self.bytes -= old.text.len(),
+                None => break,
+            }
+        }
+    }
+
+    /// A remembered frame with this `content_hash` and the same shape as `like` (rows and
+    /// history rows).
+    pub fn find(&self, hash: &str, like: &Frame) -> Option<Arc<Frame>> {
+        let hash = ScreenHash::from_hex(hash)?;
+        self.frames
+            .iter()
+            .rev()
+            .find(|f| {
+                f.content_hash == hash
+                    && f.rows.len() == like.rows.len()
+                    && f.history_lines == like.history_lines
+            })
+            .cloned()
+    }
+}
+
+/// `{row, col}` of the cursor.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct CursorPos {
+    /// 0-based index into the answer's rows (history rows included).
+    pub row: usize,
+    /// 0-based column.
+    pub col: u16,
+}
+
+/// `{row, text}` of a delta.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ChangedRow {
+    /// 0-based row index.
+    pub row: usize,
+    /// The row's new text, trailing spaces trimmed.
+    pub text: String,
+}
+
+/// A style run of an answer: `fg`/`bg` are `null` (the default color), a palette index 0-255,
+/// or `"#rrggbb"` (truecolor).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct AttrRunOut {
+    /// 0-based row index (history rows included).
+    pub row: usize,
+    /// 0-based first column.
+    pub col: u16,
+    /// Columns.
+    pub len: u16,
+    /// Foreground color.
+    pub fg: serde_json::Value,
+    /// Background color.
+    pub bg: serde_json::Value,
+    /// SGR 7.
+    pub reverse: bool,
+    /// SGR 1.
+    pub bold: bool,
+    /// SGR 4.
+    pub underscore: bool,
+}
+
+fn color(c: Color) -> serde_json::Value {
+    match c {
+        Color::Default => serde_json::Value::Null,
+        Color::Indexed(i) => i.into(),
+        Color::Rgb(r, g, b) => format!("#{r:02x}{g:02x}{b:02x}").into(),
+    }
+}
+
+impl From<&AttrRun> for AttrRunOut {
+    fn from(r: &AttrRun) -> Self {
+        AttrRunOut {
+            row: r.row,
+            col: r.col,
+            len: r.len,
+            fg: color(r.style.fg),
+            bg: color(r.style.bg),
+            reverse: r.style.inverse,
+            bold: r.style.bold,
+            underscore: r.style.underline,
+        }
+    }
+}
+
+/// The answer of `/mcp/read`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReadAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The window id.
+    pub id: SessionId,
+    /// Columns.
+    pub cols: u16,
+    /// Rows of the screen.
+    pub rows: u16,
+    /// The rows read joined with `\n` (`""` in a delta).
+    pub text: String,
+    /// The alternate screen is shown.
+    pub alt_screen: bool,
+    /// DECCKM is on.
+    pub app_cursor: bool,
+    /// `"screen"` or `"scrollback"` (always `"screen"` on the alternate screen).
+    pub view: &'static str,
+    /// History rows before the screen rows.
+    pub history_lines: usize,
+    /// BLAKE2b-128 of the full `text`, hex.
+    pub content_hash: String,
+    /// The same with the cursor's cell as NUL.
+    pub stable_hash: String,
+    /// The cursor, `null` when hidden.
+    pub cursor: Option<CursorPos>,
+    /// Whether this is a delta against `since`.
+    pub delta: bool,
+    /// For waits: whether the condition was met (false = timed out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<bool>,
+    /// In a delta: the rows that differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_rows: Option<Vec<ChangedRow>>,
+    /// With `attrs:true`: the style runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attr_runs: Option<Vec<AttrRunOut>>,
+    /// (ext) With `attrs:true`, true when runs beyond [`MAX_ATTR_RUNS`] were left out.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub attrs_truncated: bool,
+    /// Milliseconds since the window's last output.
+    pub idle_ms: u64,
+}
+
+/// Everything a read needs, taken under one lock.
+struct Snapshot {
+    frame: Arc<Frame>,
+    scrollback: bool,
+    cols: u16,
+    rows: u16,
+    alt_screen: bool,
+    app_cursor: bool,
+    last_output: Instant,
+    attrs: Option<(Vec<AttrRun>, bool)>,
+}
+
+fn snapshot(session: &Session, args: &ReadArgs) -> Snapshot {
+    session.inspect(|l: &mut Locked<'_>| {
+        let modes = l.terminal.modes();
+        let scrollback = args.scrollback && !modes.alternate_screen;
+        let view = if scrollback {
+            View::Scrollback(args.lines)
+        } else {
+            View::Screen
+        };
+        let frame = l.frame(view);
+        let attrs = args
+            .attrs
+            .then(|| l.terminal.attr_runs(frame.history_lines, MAX_ATTR_RUNS));
+        let size = l.terminal.size();
+        Snapshot {
+            frame,
+            scrollback,
+            cols: size.cols,
+            rows: size.rows,
+            alt_screen: modes.alternate_screen,
+            app_cursor: modes.application_cursor,
+            last_output: l.last_output,
+            attrs,
+        }
+    })
+}
+
+/// State of a `wait_for_idle` wait: the stable hash last seen and since when it holds.
+struct Quiet {
+    stable: ScreenHash,
+    since: Instant,
+}
+
+/// Evaluates the wait on `snap`: `Some(true)` met; `None` not yet, with the instant at which an
+/// idle wait would be met if nothing changes.
+fn evaluate(
+    wait: &Wait,
+    snap: &Snapshot,
+    quiet: &mut Option<Quiet>,
+    now: Instant,
+) -> (bool, Option<Instant>) {
+    let rows = &snap.frame.rows;
+    match wait {
+        Wait::Change(h) => (snap.frame.content_hash.to_hex() != *h, None),
+        Wait::Text { needle, absent } => (rows_contain(rows, needle) != *absent, None),
+        Wait::Regex { re, absent } => (re.is_match(&join_for_search(rows)) != *absent, None),
+        Wait::Idle(period) => {
+            let stable = snap.frame.stable_hash;
+            let q = quiet.get_or_insert(Quiet {
+                stable,
+                since: snap.last_output,
+            });
+            if q.stable != stable {
+                // Output changed what is shown: the quiet period starts again.
+                q.stable = stable;
+                q.since = snap.last_output.max(q.since);
+            }
+            let at = q.since + *period;
+            (now >= at, Some(at))
+        }
+    }
+}
+
+/// Reads `session` per `args`: waits (bounded by `args.timeout`) when asked, answers a delta
+/// when `since` allows, adds style runs when asked. The answered frame is remembered in the
+/// window's frame cache for later `since` reads.
+pub async fn read(session: &Session, args: &ReadArgs) -> ReadAnswer {
+    let deadline = Instant::now() + args.timeout;
+    let mut changes = session.subscribe();
+    let ended = session.wait_ended();
+    tokio::pin!(ended);
+    let mut quiet = None;
+    let (snap, matched) = loop {
+        changes.borrow_and_update();
+        let snap = snapshot(session, args);
+        let Some(wait) = &args.wait else {
+            break (snap, None);
+        };
+        let now = Instant::now();
+        let (met, idle_at) = evaluate(wait, &snap, &mut quiet, now);
+        if met {
+            break (snap, Some(true));
+        }
+        if now >= deadline || session.has_ended() {
+            break (snap, Some(false));
+        }
+        let wake = idle_at.map_or(deadline, |at| at.min(deadline));
+        tokio::select! {
+            _ = changes.changed() => {}
+            () = tokio::time::sleep_until(wake) => {}
+            () = &mut ended => {}
+        }
+    };
+    answer(session, snap, matched, args.since.as_deref())
+}
+
+fn answer(
+    session: &Session,
+    snap: Snapshot,
+    matched: Option<bool>,
+    since: Option<&str>,
+) -> ReadAnswer {
+    let frame = snap.frame;
+    let prev = {
+        let mut cache = session.window.frames();
+        let prev = since.and_then(|h| cache.find(h, &frame));
+        cache.remember(frame.clone());
+        prev
+    };
+    let changed = prev
+        .and_then(|p| frame.changed_rows(&p))
+        .filter(|c| c.len() * 100 <= DELTA_MAX_CHANGED_PERCENT * frame.rows.len());
+    let (attr_runs, attrs_truncated) = match snap.attrs {
+        Some((runs, cut)) => (Some(runs.iter().map(AttrRunOut::from).collect()), cut),
+        None => (None, false),
+    };
+    ReadAnswer {
+        ok: true,
+        id: session.id(),
+        cols: snap.cols,
+        rows: snap.rows,
+        text: if changed.is_some() {
+            String::new()
+        } else {
+            frame.text.clone()
+        },
+        alt_screen: snap.alt_screen,
+        app_cursor: snap.app_cursor,
+        view: if snap.scrollback {
+            "scrollback"
+        } else {
+            "screen"
+        },
+        history_lines: frame.history_lines,
+        content_hash: frame.content_hash.to_hex(),
+        stable_hash: frame.stable_hash.to_hex(),
+        cursor: frame.cursor.map(|(row, col)| CursorPos { row, col }),
+        delta: changed.is_some(),
+        matched,
+        changed_rows: changed.map(|rows| {
+            rows.into_iter()
+                .map(|(row, text)| ChangedRow { row, text })
+                .collect()
+        }),
+        attr_runs,
+        attrs_truncated,
+        idle_ms: u64::try_from(snap.last_output.elapsed().as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: serde_json::Value) -> Result<ReadArgs, Refusal> {
+        ReadArgs::from_fields(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn waits_conflict_and_bad_regex_comes_first() {
+        assert_eq!(
+            args(json!({"wait_for_text": "a", "wait_for_idle": 5})).unwrap_err(),
+            Refusal::ConflictingWait
+        );
+        assert_eq!(
+            args(json!({"wait_for_change": "00", "wait_for_regex": "x"})).unwrap_err(),
+            Refusal::ConflictingWait
+        );
+        assert!(matches!(
+            args(json!({"wait_for_text": "a", "wait_for_regex": "("})).unwrap_err(),
+            Refusal::BadRegex(_)
+        ));
+        assert!(matches!(
+            args(json!({"wait_for_regex": "x".repeat(MAX_REGEX_BYTES + 1)})).unwrap_err(),
+            Refusal::BadRegex(_)
+        ));
+        assert!(
+            args(json!({"wait_for_text": "a", "wait_absent": true, "wait_for_idle": null})).is_ok()
+        );
+    }
+
+    #[test]
+    fn limits_clamp() {
+        let a = args(json!({"timeout_ms": 99999, "lines": 99999, "view": "scrollback"})).unwrap();
+        assert_eq!(a.timeout, Duration::from_millis(MAX_WAIT_MS));
+        assert_eq!(a.lines, MAX_READ_LINES);
+        assert!(a.scrollback);
+        assert_eq!(
+            args(json!({"timeout_ms": -3})).unwrap().timeout,
+            Duration::ZERO
+        );
+        for bad in [
+            json!({"view": "all"}),
+            json!({"lines": -1}),
+            json!({"lines": "5"}),
+            json!({"timeout_ms": "5"}),
+            json!({"attrs": 1}),
+            json!({"wait_for_text": 5}),
+            json!({"wait_absent": "yes"}),
+        ] {
+            assert!(
+                matches!(args(bad.clone()), Err(Refusal::BadRequest(_))),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_cache_finds_by_hash_and_shape_and_stays_bounded() {
+        let mut t = wterm_core::Terminal::new(wterm_core::Size::new(3, 10), 10);
+        let mut cache = FrameCache::default();
+        let a = Arc::new(t.frame(View::Screen));
+        cache.remember(a.clone());
+        t.feed(b"x");
+        let b = Arc::new(t.frame(View::Screen));
+        assert!(cache.find(&a.content_hash.to_hex(), &b).is_some());
+        assert!(cache.find(&b.content_hash.to_hex(), &b).is_none());
+        assert!(cache.find("zz", &b).is_none());
+        for i in 0..(FRAME_CACHE_FRAMES * 2) {
+            t.feed(format!("{i}").as_bytes());
+            cache.remember(Arc::new(t.frame(View::Screen)));
+        }
+        assert_eq!(cache.frames.len(), FRAME_CACHE_FRAMES);
+        assert!(cache.find(&a.content_hash.to_hex(), &b).is_none());
+    }
+
+    #[test]
+    fn colors_on_the_wire() {
+        assert_eq!(color(Color::Default), json!(null));
+        assert_eq!(color(Color::Indexed(9)), json!(9));
+        assert_eq!(color(Color::Rgb(10, 200, 30)), json!("#0ac81e"));
+    }
+}

@@ -1,0 +1,253 @@
+//! A window's access settings: [`Mode`], [`Scope`], the launch owner ([`OwnerHash`]), and the
+//! [`Caller`] they are checked against (broker contract, "Refusal ladder").
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::limits::MAX_SCOPE_CHARS;
+
+/// What MCP clients may do with a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Invisible to every client but an admin, and unreadable even by an admin.
+    Off,
+    /// Listed and readable; every write is `403 read_only`.
+    Read,
+    /// Listed, readable and writable.
+    Readwrite,
+}
+
+impl Mode {
+    /// The wire name: `off`, `read` or `readwrite`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Off => "off",
+            Mode::Read => "read",
+            Mode::Readwrite => "readwrite",
+        }
+    }
+}
+
+impl FromStr for Mode {
+    type Err = ();
+
+    /// Parses the wire name (exact, lowercase).
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "off" => Ok(Mode::Off),
+            "read" => Ok(Mode::Read),
+            "readwrite" => Ok(Mode::Readwrite),
+            _ => Err(()),
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A scope name: `[A-Za-z0-9][A-Za-z0-9._-]{0,63}` (broker contract, ladder step 4). Windows
+/// tagged with a scope are what a caller declaring that scope sees.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Scope(String);
+
+impl Scope {
+    /// A scope, when `s` follows the grammar.
+    pub fn parse(s: &str) -> Option<Scope> {
+        let b = s.as_bytes();
+        let ok = !b.is_empty()
+            && b.len() <= MAX_SCOPE_CHARS
+            && b[0].is_ascii_alphanumeric()
+            && b[1..]
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || b"._-".contains(c));
+        ok.then(|| Scope(s.to_owned()))
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The SHA-256 of a launch handle, as 64 lowercase hex digits: what the relay keeps of the
+/// handle (broker contract, `/mcp/launch`: "stores only its SHA-256 as the window's owner").
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct OwnerHash(String);
+
+impl OwnerHash {
+    /// The hash of `handle`.
+    pub fn of(handle: &str) -> OwnerHash {
+        let digest = Sha256::digest(handle.as_bytes());
+        let mut hex = String::with_capacity(64);
+        for b in digest {
+            hex.push_str(&format!("{b:02x}"));
+        }
+        OwnerHash(hex)
+    }
+
+    /// A stored hash, when `s` is 64 lowercase hex digits.
+    pub fn parse(s: &str) -> Option<OwnerHash> {
+        (s.len() == 64
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+        .then(|| OwnerHash(s.to_owned()))
+    }
+
+    /// Whether `handle` is the handle this is the hash of, compared in constant time.
+    pub fn is_of(&self, handle: &str) -> bool {
+        OwnerHash::of(handle)
+            .0
+            .as_bytes()
+            .ct_eq(self.0.as_bytes())
+            .into()
+    }
+
+    /// The hex digits.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for OwnerHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Not a secret, but nobody needs to read it in a log either.
+        f.write_str("OwnerHash(..)")
+    }
+}
+
+/// A window's own access settings. `mode: None` inherits the relay's `default_mode`, read live.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WindowMeta {
+    /// The scope the window is tagged with.
+    pub scope: Option<Scope>,
+    /// The window's own mode (the raw override).
+    pub mode: Option<Mode>,
+    /// The hash of the handle its launcher holds.
+    pub owner: Option<OwnerHash>,
+}
+
+impl WindowMeta {
+    /// The mode that applies: the window's own, else `default_mode`.
+    pub fn effective_mode(&self, default_mode: Mode) -> Mode {
+        self.mode.unwrap_or(default_mode)
+    }
+
+    /// Whether nothing is set (such a window needs no row on disk).
+    pub fn is_empty(&self) -> bool {
+        self.scope.is_none() && self.mode.is_none() && self.owner.is_none()
+    }
+}
+
+/// Who is calling a `/mcp/*` route, as the ladder established it (steps 4 and 5).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Caller {
+    /// The declared scope (`X-Browserland-Scope`); `None` = unscoped.
+    pub scope: Option<Scope>,
+    /// Whether the caller holds the admin credential.
+    pub admin: bool,
+}
+
+impl Caller {
+    /// Whether this caller may see a window with `meta` whose effective mode is `mode`: an
+    /// admin sees every window; anyone else only windows that are not `off`, and a scoped
+    /// caller only those tagged with its scope.
+    pub fn sees(&self, meta: &WindowMeta, mode: Mode) -> bool {
+        if self.admin {
+            return true;
+        }
+        mode != Mode::Off
+            && match &self.scope {
+                Some(scope) => meta.scope.as_ref() == Some(scope),
+                None => true,
+            }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scope_grammar() {
+        for ok in ["a", "A1", "team.x-y_z", "0", &"a".repeat(64)] {
+            assert!(Scope::parse(ok).is_some(), "{ok}");
+        }
+        for bad in [
+            "",
+            ".a",
+            "-a",
+            "_a",
+            "a b",
+            "a/b",
+            "é",
+            &"a".repeat(65),
+            "a\n",
+        ] {
+            assert!(Scope::parse(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn modes_round_trip() {
+        for m in [Mode::Off, Mode::Read, Mode::Readwrite] {
+            assert_eq!(m.as_str().parse::<Mode>(), Ok(m));
+        }
+        assert!("READ".parse::<Mode>().is_err());
+        assert!("write".parse::<Mode>().is_err());
+    }
+
+    #[test]
+    fn owner_hash_is_sha256_hex() {
+        // SHA-256("abc"), FIPS 180-2 appendix B.1.
+        let h = OwnerHash::of("abc");
+        assert_eq!(
+            h.as_str(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert!(h.is_of("abc"));
+        assert!(!h.is_of("abd"));
+        assert_eq!(OwnerHash::parse(h.as_str()), Some(h));
+        assert!(OwnerHash::parse("ABC").is_none());
+    }
+
+    #[test]
+    fn visibility() {
+        let s = |n: &str| Scope::parse(n);
+        let tagged = WindowMeta {
+            scope: s("a"),
+            ..WindowMeta::default()
+        };
+        let plain = WindowMeta::default();
+        let unscoped = Caller::default();
+        let scoped = Caller {
+            scope: s("a"),
+            admin: false,
+        };
+        let other = Caller {
+            scope: s("b"),
+            admin: false,
+        };
+        let admin = Caller {
+            scope: s("b"),
+            admin: true,
+        };
+        assert!(unscoped.sees(&tagged, Mode::Read));
+        assert!(unscoped.sees(&plain, Mode::Read));
+        assert!(!unscoped.sees(&plain, Mode::Off));
+        assert!(scoped.sees(&tagged, Mode::Read));
+        assert!(!scoped.sees(&plain, Mode::Readwrite));
+        assert!(!scoped.sees(&tagged, Mode::Off));
+        assert!(!other.sees(&tagged, Mode::Readwrite));
+        assert!(admin.sees(&tagged, Mode::Off));
+    }
+}

@@ -1,0 +1,189 @@
+// The MCP settings panel: a gear button that opens a small panel, so a person can let agents
+// outside the page (Claude Code, any MCP client) in without curl.
+//
+// - Relay-wide (GET/POST /mcp/config): the MCP switch, the default mode of windows, the launch
+//   gate, and the MCP token (generate, copy).
+// - This window (POST /session/mcp): its own mode and scope; the window id is the `session`
+//   query parameter of the page URL. Any change made here takes ownership away from the agent
+//   that launched the window.
+//
+// Every request carries the page token from sessionStorage as `Authorization: Bearer`.
+
+const TOKEN_KEY = "wterm.token";
+const MODES = ["off", "read", "readwrite"];
+
+const CSS = `
+#wterm-gear { position: absolute; bottom: 8px; right: 10px; z-index: 20; width: 28px; height: 28px;
+  border: 0; border-radius: 4px; background: #3a3a3acc; color: #d4d4d4; font-size: 17px;
+  cursor: pointer; line-height: 28px; padding: 0; opacity: .55; }
+#wterm-gear:hover, #wterm-gear[aria-expanded="true"] { opacity: 1; }
+#wterm-settings { position: absolute; bottom: 44px; right: 10px; z-index: 20; width: 330px;
+  font: 13px/1.45 system-ui, sans-serif; color: #eee; background: #2b2b2b; border-radius: 6px;
+  box-shadow: 0 2px 10px #000a; padding: 10px 12px; }
+#wterm-settings[hidden] { display: none; }
+#wterm-settings h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .05em;
+  color: #9cdcfe; margin: 8px 0 4px; }
+#wterm-settings h2:first-child { margin-top: 0; }
+#wterm-settings label { display: flex; align-items: center; justify-content: space-between;
+  gap: 8px; margin: 4px 0; }
+#wterm-settings select, #wterm-settings input[type=text] { background: #1e1e1e; color: #eee;
+  border: 1px solid #555; border-radius: 3px; padding: 2px 4px; font: inherit; width: 150px; }
+#wterm-settings button { background: #0e639c; color: #fff; border: 0; border-radius: 3px;
+  padding: 3px 8px; font: inherit; cursor: pointer; }
+#wterm-settings button:disabled { background: #555; cursor: default; }
+#wterm-settings .token { display: flex; gap: 6px; align-items: center; margin: 4px 0; }
+#wterm-settings code { flex: 1; background: #1e1e1e; padding: 2px 4px; border-radius: 3px;
+  overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+#wterm-settings .note { color: #aaa; font-size: 12px; margin: 2px 0; }
+#wterm-settings .error { color: #f48771; }
+`;
+
+/** Calls a page-token route; resolves to its JSON, or throws with the relay's error code. */
+async function api(method, path, body) {
+  const headers = { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ""}` };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(data.detail ? `${data.error}: ${data.detail}` : data.error ?? `HTTP ${r.status}`);
+  return data;
+}
+
+function el(tag, props = {}, ...children) {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children);
+  return e;
+}
+
+/** A labelled row; the control is named by `text` (its label would also read its options). */
+function field(text, control) {
+  control.setAttribute("aria-label", text);
+  return el("label", {}, text, control);
+}
+
+function modeSelect(withInherit) {
+  const s = el("select");
+  if (withInherit) s.append(el("option", { value: "", textContent: "default (inherit)" }));
+  for (const m of MODES) s.append(el("option", { value: m, textContent: m }));
+  return s;
+}
+
+/**
+ * Adds the gear button and the panel to the page. `onClose` runs when the panel closes (the
+ * page gives the keyboard back to the terminal there).
+ */
+export function mountSettings({ onClose } = {}) {
+  document.head.append(el("style", { textContent: CSS }));
+  const gear = el("button", { id: "wterm-gear", type: "button", title: "MCP settings", textContent: "⚙" });
+  gear.setAttribute("aria-label", "MCP settings");
+  gear.setAttribute("aria-expanded", "false");
+
+  const enabled = el("input", { type: "checkbox" });
+  const defaultMode = modeSelect(false);
+  const allowLaunch = el("input", { type: "checkbox" });
+  const token = el("code", { textContent: "—" });
+  const generate = el("button", { type: "button", textContent: "Generate" });
+  const copy = el("button", { type: "button", textContent: "Copy" });
+  const tokenNote = el("p", { className: "note" });
+  const windowTitle = el("h2");
+  const windowMode = modeSelect(true);
+  const windowScope = el("input", { type: "text", placeholder: "none", maxLength: 64 });
+  const applyWindow = el("button", { type: "button", textContent: "Apply" });
+  const status = el("p", { className: "note", role: "status" });
+
+  const panel = el(
+    "div",
+    { id: "wterm-settings", hidden: true },
+    el("h2", { textContent: "MCP access" }),
+    field("Allow MCP clients", enabled),
+    field("Default window mode", defaultMode),
+    field("Allow launching terminals", allowLaunch),
+    el("div", { className: "token" }, token, generate, copy),
+    tokenNote,
+    windowTitle,
+    field("Window mode", windowMode),
+    field("Window scope", windowScope),
+    el("div", { style: "text-align: right" }, applyWindow),
+    status,
+  );
+  panel.setAttribute("aria-label", "MCP settings");
+  document.body.append(gear, panel);
+
+  let tokenValue = null;
+  const windowId = () => new URL(location.href).searchParams.get("session");
+  const say = (text, isError = false) => {
+    status.textContent = text;
+    status.classList.toggle("error", isError);
+  };
+
+  function showConfig(c) {
+    enabled.checked = c.enabled;
+    defaultMode.value = c.default_mode;
+    allowLaunch.checked = c.allow_launch;
+    tokenValue = c.token;
+    token.textContent = c.token ? `${c.token.slice(0, 6)}…` : "no token yet";
+    token.title = c.token ? "MCP token (Copy puts the whole token on the clipboard)" : "";
+    copy.disabled = !c.token;
+    generate.disabled = c.token_env_pinned;
+    generate.textContent = c.token ? "Rotate" : "Generate";
+    tokenNote.textContent = c.token_env_pinned
+      ? "The token is set by WEB_TERMINAL_MCP_TOKEN."
+      : `MCP clients use ${c.local_url}/mcp with this token as a bearer.`;
+  }
+
+  function showWindow(w) {
+    windowMode.value = w.mode ?? "";
+    windowScope.value = w.scope ?? "";
+    windowTitle.textContent = `This window (${w.id}): now ${w.effective_mode}`;
+  }
+
+  async function run(action) {
+    try {
+      say("");
+      await action();
+    } catch (e) {
+      say(e.message, true);
+    }
+  }
+
+  const update = (body) => run(async () => showConfig(await api("POST", "/mcp/config", body)));
+  enabled.addEventListener("change", () => update({ enabled: enabled.checked }));
+  defaultMode.addEventListener("change", () => update({ default_mode: defaultMode.value }));
+  allowLaunch.addEventListener("change", () => update({ allow_launch: allowLaunch.checked }));
+  generate.addEventListener("click", () => update({ generate: true }));
+  copy.addEventListener("click", () =>
+    run(async () => {
+      await navigator.clipboard.writeText(tokenValue);
+      say("Token copied.");
+    }),
+  );
+  applyWindow.addEventListener("click", () =>
+    run(async () => {
+      const id = windowId();
+      if (!id) throw new Error("this page has no session yet");
+      const scope = windowScope.value.trim();
+      showWindow(await api("POST", "/session/mcp", { id, mode: windowMode.value || null, scope: scope || null }));
+      say("Saved.");
+    }),
+  );
+
+  async function open() {
+    panel.hidden = false;
+    gear.setAttribute("aria-expanded", "true");
+    await run(async () => {
+      showConfig(await api("GET", "/mcp/config"));
+      const id = windowId();
+      windowTitle.hidden = !id;
+      if (id) showWindow(await api("POST", "/session/mcp", { id }));
+    });
+  }
+  function close() {
+    panel.hidden = true;
+    gear.setAttribute("aria-expanded", "false");
+    onClose?.();
+  }
+  gear.addEventListener("click", () => (panel.hidden ? open() : close()));
+  panel.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") close();
+  });
+  return { open, close };
+}
