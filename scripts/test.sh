@@ -15,6 +15,8 @@ cargo test --workspace --release 2>&1 | tee -a "$log"
 echo "== cargo test (wasm DOM tests in headless chromium)"
 CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
   cargo test --release --target wasm32-unknown-unknown -p wterm-wasm 2>&1 | tee -a "$log"
+echo "== npm package: pack, install the tarball into Vite 7 consumer apps, build them"
+bash tests/consumer/run.sh
 echo "== playwright"
 npx playwright test 2>&1 | tee -a "$log"
 

@@ -1,60 +1,115 @@
 #!/usr/bin/env bash
-# Builds the npm package of wterm-wasm into wterm-wasm/pkg/: cargo (release, wasm32), then
-# wasm-bindgen --target web, then wasm-opt -Oz when the repo has binaryen's wasm-opt installed
-# (node_modules/.bin/wasm-opt), then a minimal package.json. Installs nothing.
-# Works from any directory.
+# Builds the npm package `wterm-wasm` into wterm-wasm/pkg/:
+#   1. cargo: wasm32 with the `wasm-release` profile of the root Cargo.toml (every crate at
+#      opt-level "z", fat LTO, one codegen unit; its own profile so the native release build and
+#      the release-mode wasm DOM tests keep their artifacts; on wasm32 panics already abort);
+#   2. wasm-bindgen --target web (ES module glue that loads the .wasm with
+#      `new URL("wterm_wasm_bg.wasm", import.meta.url)`, which bundlers understand), minus the
+#      JSDoc copies of the .d.ts's doc comments;
+#   3. wasm-opt -Oz, from the repo's binaryen (node_modules/.bin/wasm-opt; skipped with a
+#      warning when it is not installed);
+#   4. the hand-written files of wterm-wasm/package/ (relay client, React/Vue/Svelte bindings,
+#      their .d.ts, README.md, LICENSE) and package.json from package.template.json, its version
+#      taken from the crate's (the workspace version in the root Cargo.toml);
+#   5. a check that every file package.json lists exists, then a size report.
+# `npm pack` in wterm-wasm/pkg then yields wterm-wasm-VERSION.tgz. Installs nothing; works from
+# any directory. The package is assembled in pkg.tmp/ and moved into place at the end, so a relay
+# serving wterm-wasm/pkg/ never sees a half-built package.
 set -euo pipefail
 
 crate_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$crate_dir/.." && pwd)"
+src="$crate_dir/package"
 pkg="$crate_dir/pkg"
-wasm_in="$root/target/wasm32-unknown-unknown/release/wterm_wasm.wasm"
+stage="$crate_dir/pkg.tmp"
+wasm_in="$root/target/wasm32-unknown-unknown/wasm-release/wterm_wasm.wasm"
 
 cd "$root"
-cargo build --release --target wasm32-unknown-unknown -p wterm-wasm
-wasm-bindgen --target web --out-dir "$pkg" "$wasm_in"
+cargo build --profile wasm-release --target wasm32-unknown-unknown -p wterm-wasm
 
-bg="$pkg/wterm_wasm_bg.wasm"
+rm -rf "$stage"
+mkdir -p "$stage"
+wasm-bindgen --target web --out-dir "$stage" "$wasm_in"
+rm -f "$stage/.gitignore"
+# The glue repeats every doc comment of the .d.ts as JSDoc; editors read the .d.ts (package.json
+# "types"), so the copy in the JS is dropped: about 1.7 KB of the gzipped glue.
+node - "$stage/wterm_wasm.js" <<'JS'
+const { readFileSync, writeFileSync } = require("node:fs");
+const file = process.argv[2];
+const src = readFileSync(file, "utf8");
+const out = src.replace(/^[ \t]*\/\*\*[\s\S]*?\*\/[ \t]*\n/gm, "");
+writeFileSync(file, out);
+JS
+# The class declares `[Symbol.dispose]()`, which TypeScript knows from lib "esnext.disposable"
+# (TS 5.2+); referencing it spares apps whose tsconfig lists older libs a type error.
+printf '/// <reference lib="esnext.disposable" />\n%s\n' "$(cat "$stage/wterm_wasm.d.ts")" > "$stage/wterm_wasm.d.ts"
+cp "$stage/wterm_wasm.js" "$stage/check.mjs"
+node --check "$stage/check.mjs"
+rm "$stage/check.mjs"
+
+bg="$stage/wterm_wasm_bg.wasm"
 if [ -x "$root/node_modules/.bin/wasm-opt" ]; then
   "$root/node_modules/.bin/wasm-opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-    -o "$bg.opt" "$bg"
+    --strip-producers -o "$bg.opt" "$bg"
   mv "$bg.opt" "$bg"
 else
-  echo "build.sh: node_modules/.bin/wasm-opt not found; skipping wasm-opt" >&2
+  echo "build.sh: node_modules/.bin/wasm-opt not found (run npm install); skipping wasm-opt" >&2
 fi
 
-version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n1)"
-cat > "$pkg/package.json" <<JSON
-{
-  "name": "wterm-wasm",
-  "version": "${version:-0.0.0}",
-  "description": "A terminal emulator in Rust/WebAssembly that renders in the DOM, with WebMCP tools for agents.",
-  "license": "MIT",
-  "type": "module",
-  "main": "wterm_wasm.js",
-  "module": "wterm_wasm.js",
-  "types": "wterm_wasm.d.ts",
-  "exports": {
-    ".": {
-      "types": "./wterm_wasm.d.ts",
-      "default": "./wterm_wasm.js"
-    },
-    "./wterm_wasm_bg.wasm": "./wterm_wasm_bg.wasm"
-  },
-  "files": [
-    "wterm_wasm.js",
-    "wterm_wasm.d.ts",
-    "wterm_wasm_bg.wasm",
-    "wterm_wasm_bg.wasm.d.ts"
-  ],
-  "sideEffects": false
-}
-JSON
+for f in relay.js relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts svelte.js \
+  svelte.d.ts README.md LICENSE; do
+  cp "$src/$f" "$stage/$f"
+done
 
-raw=$(wc -c < "$bg")
-gz=$(gzip -9 -c "$bg" | wc -c)
-js=$(wc -c < "$pkg/wterm_wasm.js")
-jsgz=$(gzip -9 -c "$pkg/wterm_wasm.js" | wc -c)
-echo "wterm_wasm_bg.wasm: $raw bytes raw, $gz bytes gzipped"
-echo "wterm_wasm.js:      $js bytes raw, $jsgz bytes gzipped"
+version="$(cargo metadata --no-deps --format-version 1 --manifest-path "$root/Cargo.toml" |
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{
+    const p=JSON.parse(s).packages.find(p=>p.name==="wterm-wasm");
+    if(!p){console.error("build.sh: no wterm-wasm package in cargo metadata");process.exit(1)}
+    process.stdout.write(p.version)})')"
+sed "s/@VERSION@/$version/" "$src/package.template.json" > "$stage/package.json"
+
+# Every file the package lists must exist, and every hand-written one must be listed.
+node - "$stage" <<'JS'
+const { existsSync, readdirSync } = require("node:fs");
+const { join } = require("node:path");
+const dir = process.argv[2];
+const pkg = require(join(dir, "package.json"));
+const missing = pkg.files.filter((f) => !existsSync(join(dir, f)));
+const targets = Object.values(pkg.exports).flatMap((e) => (typeof e === "string" ? [e] : Object.values(e)));
+const badTargets = targets.filter((t) => !existsSync(join(dir, t)));
+const unlisted = readdirSync(dir).filter((f) => f !== "package.json" && !pkg.files.includes(f));
+if (missing.length || badTargets.length || unlisted.length) {
+  console.error("build.sh: package.json does not match the files:", { missing, badTargets, unlisted });
+  process.exit(1);
+}
+JS
+
+rm -rf "$pkg"
+mv "$stage" "$pkg"
+
+# Size report: every file of the package, raw and gzipped (gzip -9), then the core (the wasm and
+# its JS glue, what every user loads) against its budget. KB here are 1000 bytes.
+raw() { wc -c < "$1" | tr -d ' '; }
+gz() { gzip -9 -c "$1" | wc -c | tr -d ' '; }
+echo "wterm-wasm $version package ($pkg), bytes raw / gzipped:"
+total_raw=0
+total_gz=0
+for f in wterm_wasm_bg.wasm wterm_wasm.js wterm_wasm.d.ts wterm_wasm_bg.wasm.d.ts relay.js \
+  relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts svelte.js svelte.d.ts; do
+  r=$(raw "$pkg/$f")
+  g=$(gz "$pkg/$f")
+  total_raw=$((total_raw + r))
+  total_gz=$((total_gz + g))
+  printf '  %-26s %8d %8d\n' "$f" "$r" "$g"
+done
+printf '  %-26s %8d %8d\n' "(all of the above)" "$total_raw" "$total_gz"
+relay_gz=$(gz "$pkg/relay.js")
+shared_gz=$((relay_gz + $(gz "$pkg/controller.js")))
+kb() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
+echo "relay client (relay.js) gzipped: $(kb "$relay_gz") KB"
+for f in react vue svelte; do
+  echo "$f binding ($f.js + controller.js + relay.js) gzipped: $(kb $((shared_gz + $(gz "$pkg/$f.js")))) KB"
+done
+core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
+echo "core package (wasm+js) gzipped: $(kb "$core") KB (target ≤ 100 KB)"

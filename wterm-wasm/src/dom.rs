@@ -40,7 +40,7 @@ const STYLE_CSS: &str = concat!(
     "height:calc(var(--wterm-cell-h)*var(--wterm-rows))}",
     ".wterm-spacer{height:calc(var(--wterm-cell-h)*var(--wterm-history))}",
     ".wterm-row{display:flex;height:var(--wterm-cell-h);line-height:var(--wterm-cell-h);",
-    "white-space:pre;overflow:hidden}",
+    "white-space:pre;overflow-x:clip;overflow-y:visible}",
     ".wterm-row>span{flex:none;width:calc(var(--wterm-cell-w)*var(--n,1))}",
     ".wterm-w{display:inline-block;vertical-align:top;text-align:center;",
     "width:calc(var(--wterm-cell-w)*2)}",

@@ -21,16 +21,79 @@ pub(crate) struct WebMcpConfig {
     pub(crate) read_only: bool,
 }
 
+/// The callbacks for one kind of event: the one from the constructor's options, then those
+/// added with `addListener`, in the order added; a function is listed at most once.
+#[derive(Default)]
+pub(crate) struct Listeners {
+    fns: Vec<Function>,
+    /// 1 when `fns[0]` came from the options (`onData`, `onResize`, `onTitle`): it cannot be
+    /// removed.
+    fixed: usize,
+}
+
+impl Listeners {
+    fn from_option(option: Option<Function>) -> Self {
+        let fixed = usize::from(option.is_some());
+        Listeners {
+            fns: option.into_iter().collect(),
+            fixed,
+        }
+    }
+
+    /// No callback at all: for `data`, this means input is echoed locally.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.fns.is_empty()
+    }
+
+    /// Queues `f(arg)` for every callback, the option's first.
+    pub(crate) fn queue(&self, out: &mut Outbox, arg: JsValue) {
+        for f in &self.fns {
+            out.push(f, arg.clone());
+        }
+    }
+
+    /// Adds `f` unless it is listed already (like `EventTarget.addEventListener`).
+    pub(crate) fn add(&mut self, f: Function) {
+        if !self.fns.contains(&f) {
+            self.fns.push(f);
+        }
+    }
+
+    /// Removes `f` if it was added; the options' callback stays.
+    pub(crate) fn remove(&mut self, f: &Function) {
+        if let Some(i) = self.fns[self.fixed..].iter().position(|g| g == f) {
+            self.fns.remove(self.fixed + i);
+        }
+    }
+}
+
 /// The page callbacks. Each is called only while no borrow of the terminal is held, so a
 /// callback may call back into the `WTerm` (see [`Outbox`]).
 #[derive(Default)]
 pub(crate) struct Callbacks {
-    /// `onData(data: string)`: bytes for the program.
-    pub(crate) on_data: Option<Function>,
-    /// `onResize({cols, rows})`.
-    pub(crate) on_resize: Option<Function>,
-    /// `onTitle(title: string)`.
-    pub(crate) on_title: Option<Function>,
+    /// `onData(data: string)` and `"data"` listeners: bytes for the program.
+    pub(crate) data: Listeners,
+    /// `onResize({cols, rows})` and `"resize"` listeners.
+    pub(crate) resize: Listeners,
+    /// `onTitle(title: string)` and `"title"` listeners.
+    pub(crate) title: Listeners,
+}
+
+impl Callbacks {
+    /// The listeners for an event name of `addListener`/`removeListener`.
+    ///
+    /// Errors: `"type must be \"data\", \"resize\" or \"title\"; got {value}"`.
+    pub(crate) fn of_type(&mut self, kind: &JsValue) -> Result<&mut Listeners, JsError> {
+        match kind.as_string().as_deref() {
+            Some("data") => Ok(&mut self.data),
+            Some("resize") => Ok(&mut self.resize),
+            Some("title") => Ok(&mut self.title),
+            _ => Err(JsError::new(&format!(
+                "type must be \"data\", \"resize\" or \"title\"; got {}",
+                describe(kind)
+            ))),
+        }
+    }
 }
 
 /// The parsed constructor options (`WTermOptions` in the TypeScript declarations).
@@ -229,9 +292,9 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
         .map(|n| n as usize),
         webmcp: webmcp_arg(&get("webmcp")?, "webmcp")?,
         callbacks: Callbacks {
-            on_data: opt_function(&get("onData")?, "onData")?,
-            on_resize: opt_function(&get("onResize")?, "onResize")?,
-            on_title: opt_function(&get("onTitle")?, "onTitle")?,
+            data: Listeners::from_option(opt_function(&get("onData")?, "onData")?),
+            resize: Listeners::from_option(opt_function(&get("onResize")?, "onResize")?),
+            title: Listeners::from_option(opt_function(&get("onTitle")?, "onTitle")?),
         },
     })
 }

@@ -74,6 +74,27 @@ export interface WTermOptions {
   /** Called when the program sets the window title (OSC 0/2). */
   onTitle?: (title: string) => void;
 }
+
+/** Event names of `addListener` / `removeListener`, with the argument each listener gets. */
+export interface WTermEventMap {
+  /** What `onData` gets: everything the terminal sends to the program. */
+  data: string;
+  /** What `onResize` gets: the new size in cells. */
+  resize: WTermSize;
+  /** What `onTitle` gets: the title the program set ("" when cleared). */
+  title: string;
+}
+
+export interface WTerm {
+  /**
+   * Adds a listener called after the option's callback (`onData`, `onResize`, `onTitle`) and
+   * the listeners added before it. Adding the same function twice adds it once. While any
+   * `data` listener is added, input is not echoed locally (as with `onData`).
+   */
+  addListener<K extends keyof WTermEventMap>(type: K, listener: (arg: WTermEventMap[K]) => void): void;
+  /** Removes a listener added with `addListener`; the options' callbacks stay. */
+  removeListener<K extends keyof WTermEventMap>(type: K, listener: (arg: WTermEventMap[K]) => void): void;
+}
 "#;
 
 #[wasm_bindgen]
@@ -241,6 +262,57 @@ impl WTerm {
         };
         if ready {
             webmcp::apply(id, Rc::downgrade(&self.shared), cfg.as_ref());
+        }
+        Ok(())
+    }
+
+    /// `addListener(type, listener)`: calls `listener` on each `"data"` (a string for the
+    /// program), `"resize"` (`{cols, rows}`) or `"title"` (a string) event, after the
+    /// options' callback and the listeners added earlier. Adding a listener twice adds it once.
+    /// While a `"data"` listener is added, input is not echoed locally, as with `onData`. An
+    /// event already being delivered when a listener is added or removed may still skip or
+    /// reach it. Does nothing after `destroy()` (which drops every listener).
+    ///
+    /// Lets code that is handed a `WTerm` (the relay client, framework components) take its
+    /// input and size without replacing the page's own callbacks.
+    ///
+    /// Throws when `type` is not one of those names or `listener` is not a function.
+    // Declared by hand in the TypeScript section above, generic over the event name.
+    #[wasm_bindgen(js_name = addListener, skip_typescript)]
+    pub fn add_listener(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "keyof WTermEventMap")] kind: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "(arg: any) => void")] listener: JsValue,
+    ) -> Result<(), JsError> {
+        let f = listener.dyn_into::<js_sys::Function>().map_err(|v| {
+            JsError::new(&format!(
+                "listener must be a function; got {}",
+                describe(&v)
+            ))
+        })?;
+        let mut guard = self.shared.try_borrow_mut().map_err(|_| busy())?;
+        let inner = &mut *guard;
+        let listeners = inner.callbacks.of_type(&kind)?;
+        if inner.lifecycle != term::Lifecycle::Destroyed {
+            listeners.add(f);
+        }
+        Ok(())
+    }
+
+    /// `removeListener(type, listener)`: undoes `addListener`. Removing a function that was
+    /// not added does nothing; the options' callbacks cannot be removed.
+    ///
+    /// Throws when `type` is not `"data"`, `"resize"` or `"title"`.
+    #[wasm_bindgen(js_name = removeListener, skip_typescript)]
+    pub fn remove_listener(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "keyof WTermEventMap")] kind: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "(arg: any) => void")] listener: JsValue,
+    ) -> Result<(), JsError> {
+        let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
+        let listeners = inner.callbacks.of_type(&kind)?;
+        if let Some(f) = listener.dyn_ref::<js_sys::Function>() {
+            listeners.remove(f);
         }
         Ok(())
     }

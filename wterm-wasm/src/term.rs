@@ -109,7 +109,8 @@ impl Inner {
         }
     }
 
-    /// Parses program output; replies to queries go to `onData`, a title change to `onTitle`.
+    /// Parses program output; replies to queries go to the data callbacks, a title change to
+    /// the title callbacks.
     pub(crate) fn feed_output(&mut self, bytes: &[u8]) -> Outbox {
         let mut out = Outbox::default();
         if self.lifecycle == Lifecycle::Destroyed {
@@ -119,28 +120,27 @@ impl Inner {
         self.mcp.on_output();
         if !fx.replies.is_empty() {
             // Without onData there is no program to answer: the replies are dropped.
-            if let Some(f) = &self.callbacks.on_data {
-                out.push(f, bytes_to_string(&fx.replies));
-            }
+            self.callbacks
+                .data
+                .queue(&mut out, bytes_to_string(&fx.replies));
         }
         if fx.title_changed {
-            if let Some(f) = &self.callbacks.on_title {
-                out.push(f, JsValue::from_str(self.term.title().unwrap_or("")));
-            }
+            let title = JsValue::from_str(self.term.title().unwrap_or(""));
+            self.callbacks.title.queue(&mut out, title);
         }
         self.schedule_frame();
         out
     }
 
-    /// Resizes the terminal (clamped by the core); `onResize` hears of a real change.
+    /// Resizes the terminal (clamped by the core); the resize callbacks hear of a real change.
     pub(crate) fn resize_to(&mut self, size: Size, out: &mut Outbox) {
         let before = self.term.size();
         self.term.resize(size);
         let after = self.term.size();
         if after != before {
-            if let Some(f) = &self.callbacks.on_resize {
-                out.push(f, size_object(after.cols, after.rows));
-            }
+            self.callbacks
+                .resize
+                .queue(out, size_object(after.cols, after.rows));
             self.schedule_frame();
         }
     }
@@ -224,9 +224,9 @@ pub(crate) fn echo_bytes(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Sends input to the program the way a keystroke does: to `onData`, or, when the page set no
-/// `onData`, echoed into the terminal; either way the view jumps back to the live screen.
-/// Keyboard, paste, IME and (next) the WebMCP tools all come through here.
+/// Sends input to the program the way a keystroke does: to `onData` and the `"data"` listeners,
+/// or, when the page set neither, echoed into the terminal; either way the view jumps back to
+/// the live screen. Keyboard, paste, IME and (next) the WebMCP tools all come through here.
 pub(crate) fn send_input(shared: &Shared, bytes: &[u8]) {
     if bytes.is_empty() {
         return;
@@ -240,17 +240,14 @@ pub(crate) fn send_input(shared: &Shared, bytes: &[u8]) {
             return;
         }
         inner.scroll_to_bottom();
-        match inner.callbacks.on_data.clone() {
-            Some(f) => {
-                let mut out = Outbox::default();
-                out.push(&f, bytes_to_string(bytes));
-                out
-            }
-            None => {
-                // Replies to queries typed at the echo are dropped by `feed_output`: without
-                // onData there is no program to answer.
-                inner.feed_output(&echo_bytes(bytes))
-            }
+        if inner.callbacks.data.is_empty() {
+            // Replies to queries typed at the echo are dropped by `feed_output`: without
+            // onData there is no program to answer.
+            inner.feed_output(&echo_bytes(bytes))
+        } else {
+            let mut out = Outbox::default();
+            inner.callbacks.data.queue(&mut out, bytes_to_string(bytes));
+            out
         }
     };
     out.deliver();

@@ -156,6 +156,92 @@ async fn sends_keys_and_replies_to_on_data() {
     t.destroy().unwrap();
 }
 
+/// A callback that records its argument as JSON (for `{cols, rows}` objects).
+fn json_recorder() -> (JsValue, Rc<RefCell<Vec<String>>>) {
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let l = log.clone();
+    let f = Closure::<dyn FnMut(JsValue)>::new(move |v: JsValue| {
+        l.borrow_mut()
+            .push(js_sys::JSON::stringify(&v).unwrap().into())
+    });
+    (f.into_js_value(), log)
+}
+
+#[wasm_bindgen_test]
+async fn listeners_join_the_options_callbacks() {
+    let el = host(400, 200);
+    let (on_data, from_option) = recorder();
+    let t = WTerm::new(
+        el.clone().into(),
+        options(&[("cols", 20.into()), ("rows", 5.into()), ("onData", on_data)]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    let (listener, added) = recorder();
+    t.add_listener("data".into(), listener.clone()).unwrap();
+    t.add_listener("data".into(), listener.clone()).unwrap();
+    type_text(&el, "a");
+    t.write("\x1b[6n".into()).unwrap();
+    assert_eq!(*from_option.borrow(), ["a", "\x1b[1;1R"]);
+    assert_eq!(
+        *added.borrow(),
+        ["a", "\x1b[1;1R"],
+        "added twice, called once"
+    );
+    t.remove_listener("data".into(), listener).unwrap();
+    type_text(&el, "b");
+    assert_eq!(*from_option.borrow(), ["a", "\x1b[1;1R", "b"]);
+    assert_eq!(added.borrow().len(), 2);
+
+    let (on_resize, sizes) = json_recorder();
+    let (on_title, titles) = recorder();
+    t.add_listener("resize".into(), on_resize).unwrap();
+    t.add_listener("title".into(), on_title).unwrap();
+    t.resize(30.into(), 6.into()).unwrap();
+    t.resize(30.into(), 6.into()).unwrap();
+    t.write("\x1b]2;hi\x07".into()).unwrap();
+    assert_eq!(*sizes.borrow(), [r#"{"cols":30,"rows":6}"#]);
+    assert_eq!(*titles.borrow(), ["hi"]);
+    t.destroy().unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_data_listener_stops_local_echo_until_removed() {
+    let el = host(400, 200);
+    let t = WTerm::new(
+        el.clone().into(),
+        options(&[("cols", 20.into()), ("rows", 5.into())]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    let (listener, log) = recorder();
+    t.add_listener("data".into(), listener.clone()).unwrap();
+    type_text(&el, "a");
+    next_frame().await;
+    assert_eq!(*log.borrow(), ["a"]);
+    assert_eq!(rows(&el)[0], "", "a data listener is the program: no echo");
+    t.remove_listener("data".into(), listener).unwrap();
+    type_text(&el, "b");
+    next_frame().await;
+    assert_eq!(rows(&el)[0], "b");
+    assert_eq!(log.borrow().len(), 1);
+
+    let message = |r: Result<(), JsError>| -> String {
+        let e: js_sys::Error = JsValue::from(r.expect_err("should throw")).unchecked_into();
+        e.message().into()
+    };
+    assert_eq!(
+        message(t.add_listener("input".into(), JsValue::NULL)),
+        "listener must be a function; got null"
+    );
+    let (f, _) = recorder();
+    assert_eq!(
+        message(t.add_listener("input".into(), f)),
+        "type must be \"data\", \"resize\" or \"title\"; got \"input\""
+    );
+    t.destroy().unwrap();
+}
+
 #[wasm_bindgen_test]
 async fn wide_characters_take_two_cells() {
     let el = host(400, 200);

@@ -1,0 +1,26 @@
+// The package without a framework: WTerm and the relay client, as the README shows them.
+import init, { WTerm } from "wterm-wasm";
+import { attachToRelay } from "wterm-wasm/relay";
+import { app, initialProps, onData, onReady, onResize, relayMode, relayProp } from "./common.js";
+
+async function main() {
+  await init();
+  const el = document.getElementById("root");
+  el.className = "term";
+  const term = new WTerm(el, {
+    webmcp: initialProps().webmcp,
+    onResize,
+    ...(relayMode ? { onData } : {}),
+  });
+  await term.init();
+  app.term = () => term;
+  app.setProps = (p) => {
+    if ("webmcp" in p) term.setWebMCP(p.webmcp);
+    if (p.cols != null || p.rows != null) term.resize(p.cols ?? term.cols, p.rows ?? term.rows);
+  };
+  if (relayMode) attachToRelay(term, relayProp());
+  term.focus();
+  onReady(term);
+}
+
+main();

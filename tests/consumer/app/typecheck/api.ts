@@ -1,0 +1,77 @@
+// Type-checks the package's declarations as an app sees them (tsc -p typecheck, strict, with
+// skipLibCheck off so the .d.ts files themselves are checked too). Never run.
+import init, { WTerm, type WTermOptions, type WTermSize, type WTermWebMCPOptions } from "wterm-wasm";
+import { attachToRelay, RelayError, type RelayConnection, type RelayStatus } from "wterm-wasm/relay";
+import { terminal, type TerminalOptions } from "wterm-wasm/svelte";
+import { Terminal as VueTerminal, type TerminalProps as VueProps } from "wterm-wasm/vue";
+import { h } from "vue";
+
+export async function vanilla(el: HTMLElement): Promise<void> {
+  await init();
+  const webmcp: WTermWebMCPOptions = { name: "t", description: "d", readOnly: true };
+  const options: WTermOptions = {
+    cols: 80,
+    rows: 24,
+    scrollback: 1000,
+    webmcp,
+    onData: (d: string) => void d.length,
+    onResize: ({ cols, rows }: WTermSize) => void (cols + rows),
+    onTitle: (t: string) => void t.length,
+  };
+  const term = new WTerm(el, options);
+  await term.init();
+  term.write("x");
+  term.write(new Uint8Array([0x41]));
+  term.resize(100, 30);
+  term.fit();
+  term.focus();
+  term.reset();
+  term.setWebMCP(true);
+  term.setWebMCP({ readOnly: false });
+  term.setWebMCP(false);
+  const size: number = term.cols + term.rows;
+  const title: string | undefined = term.title;
+  const onData = (d: string) => void d.toUpperCase();
+  term.addListener("data", onData);
+  term.addListener("resize", (s) => void (s.cols + s.rows));
+  term.addListener("title", (t) => void t.toUpperCase());
+  term.removeListener("data", onData);
+  // @ts-expect-error not an event name
+  term.addListener("input", () => {});
+  // @ts-expect-error a resize listener gets a size, not a string
+  term.addListener("resize", (s: string) => void s);
+
+  const conn: RelayConnection = attachToRelay(term, {
+    url: "http://127.0.0.1:7681",
+    token: "t",
+    session: 3,
+    onSession: (id: string) => void id,
+    onExit: (code: number | null) => void code,
+    onError: (e: RelayError) => void (e.code === "token_refused" && e.closeCode),
+    onStatus: (s: RelayStatus, detail) => void (s === "reconnecting" && detail?.delayMs),
+    onTitle: (t: string) => void t,
+  });
+  const id: string | null = conn.sessionId;
+  const status: RelayStatus = conn.status;
+  conn.close();
+  // @ts-expect-error the token is required
+  attachToRelay(term, { url: "ws://x/ws" });
+  term.destroy();
+  void size, title, id, status;
+}
+
+export function svelteAction(el: HTMLElement): void {
+  const options: TerminalOptions = {
+    webmcp: { name: "s" },
+    relay: { url: new URL("http://127.0.0.1:7681"), token: "t" },
+    onReady: (t: WTerm) => t.focus(),
+  };
+  const action = terminal(el, options);
+  action.update({ webmcp: false, cols: 90 });
+  action.destroy();
+}
+
+export function vueRender() {
+  const props: VueProps = { webmcp: true, onData: (d: string) => void d, autoFocus: true };
+  return h(VueTerminal, props);
+}

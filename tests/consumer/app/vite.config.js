@@ -1,0 +1,28 @@
+// One Vite 7 app, four pages: the package used from plain JS, React, Vue and Svelte, each with
+// the framework's standard Vite plugin. `vite build` needs no wterm-wasm setting; the dev
+// server needs optimizeDeps.exclude (kept here as the package README says, so `vite` works too).
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vite";
+import react from "@vitejs/plugin-react";
+import vue from "@vitejs/plugin-vue";
+import { svelte } from "@sveltejs/vite-plugin-svelte";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export default defineConfig({
+  plugins: [react(), vue(), svelte()],
+  optimizeDeps: { exclude: ["wterm-wasm"] },
+  build: {
+    outDir: process.env.CONSUMER_OUT_DIR ?? "dist",
+    emptyOutDir: true,
+    rollupOptions: {
+      input: {
+        index: resolve(here, "index.html"),
+        react: resolve(here, "react.html"),
+        vue: resolve(here, "vue.html"),
+        svelte: resolve(here, "svelte.html"),
+      },
+    },
+  },
+});

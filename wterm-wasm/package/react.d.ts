@@ -1,0 +1,52 @@
+// wterm-wasm/react: the terminal as a React component.
+import type { ForwardRefExoticComponent, HTMLAttributes, RefAttributes } from "react";
+import type { WTerm, WTermSize, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type { RelayOptions } from "./relay.js";
+
+/** The `relay` prop: `attachToRelay`'s options (see wterm-wasm/relay). */
+export type TerminalRelayProp = RelayOptions;
+
+/**
+ * Props of `<Terminal>`. Changes apply to the live terminal; it is never re-created:
+ * `webmcp` through `setWebMCP` (compared by value, so a new object literal with the same fields
+ * is no change), `cols`/`rows` through `resize` (unset both to fit the element), callbacks by
+ * calling the latest ones, `relay` by re-attaching when `url`, `token` or `session` change.
+ * `scrollback` is read once, when the terminal is created.
+ *
+ * Other props (className, style, id, data-*, ...) go to the element the terminal draws into;
+ * give it a size (for example a height) when `cols`/`rows` are not set, since the terminal
+ * then fits the element.
+ */
+export interface TerminalProps extends Omit<HTMLAttributes<HTMLDivElement>, "onResize"> {
+  /** WebMCP tools for this terminal: `true`, `{name?, description?, readOnly?}` or `false` (default). */
+  webmcp?: boolean | WTermWebMCPOptions;
+  /** Width in columns, an integer 2..1000. Default: fit the element. */
+  cols?: number;
+  /** Height in rows, an integer 1..1000. Default: fit the element. */
+  rows?: number;
+  /** Rows of history, an integer 0..1000000 (default 10000). Read at creation only. */
+  scrollback?: number;
+  /**
+   * Everything the terminal sends to the program (keys, pastes, replies to queries, agent
+   * input). Without it and without `relay`, input is echoed locally.
+   */
+  onData?: (data: string) => void;
+  /** The size in cells changed. */
+  onResize?: (size: WTermSize) => void;
+  /** The program set the window title (OSC 0/2). */
+  onTitle?: (title: string) => void;
+  /** Attach to a wterm-relay session: a real shell. */
+  relay?: TerminalRelayProp;
+  /** Focus the terminal once it is ready. */
+  autoFocus?: boolean;
+  /** Called once with the WTerm when it is initialized (the ref is set at the same time). */
+  onReady?: (term: WTerm) => void;
+}
+
+/**
+ * A terminal. The ref receives the `WTerm` once it is initialized (`null` before and after):
+ * `ref.current.write("hello\r\n")`. The WebMCP tools are withdrawn and the relay connection
+ * closed when it unmounts.
+ */
+export declare const Terminal: ForwardRefExoticComponent<TerminalProps & RefAttributes<WTerm | null>>;
+export default Terminal;

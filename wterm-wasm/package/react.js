@@ -1,0 +1,57 @@
+// wterm-wasm/react: <Terminal> for React 18 and 19. Plain JS (no JSX), so it ships as is.
+// The WTerm is created once per mounted component; prop changes are applied to it live
+// (see controller.js). The forwarded ref is the WTerm, set once it is initialized.
+import { createElement, forwardRef, useEffect, useImperativeHandle, useRef, useState } from "react";
+import { TerminalController } from "./controller.js";
+
+const OPTION_PROPS = [
+  "webmcp",
+  "cols",
+  "rows",
+  "scrollback",
+  "onData",
+  "onResize",
+  "onTitle",
+  "relay",
+  "autoFocus",
+  "onReady",
+];
+
+export const Terminal = forwardRef(function Terminal(props, ref) {
+  const host = useRef(null);
+  const controller = useRef(null);
+  const [term, setTerm] = useState(null);
+  const options = {};
+  const divProps = {};
+  for (const [k, v] of Object.entries(props)) {
+    if (OPTION_PROPS.includes(k)) options[k] = v;
+    else divProps[k] = v;
+  }
+  const onReady = options.onReady;
+  options.onReady = (t) => {
+    setTerm(t);
+    onReady?.(t);
+  };
+
+  useImperativeHandle(ref, () => term, [term]);
+
+  // Created on mount, destroyed on unmount: never re-created by a prop change.
+  useEffect(() => {
+    const c = new TerminalController(host.current, options);
+    controller.current = c;
+    return () => {
+      c.destroy();
+      controller.current = null;
+      setTerm(null);
+    };
+  }, []);
+
+  // Every render: the controller applies what changed (webmcp by value, size, relay, callbacks).
+  useEffect(() => {
+    controller.current?.update(options);
+  });
+
+  return createElement("div", { ...divProps, ref: host });
+});
+
+export default Terminal;

@@ -1,0 +1,261 @@
+// wterm-wasm/relay: attaches a WTerm to a session of wterm-relay over its websocket, so a web
+// app (on the relay's origin, or on one the relay allows with --allow-origin) gets a real shell.
+//
+// The protocol is the relay's "/ws" (wterm-rs spec broker-api.md, "Websocket /ws";
+// relay/src/http/ws.rs):
+// - subprotocols ["wterm.v1", "bearer." + token]: the token never goes into the URL;
+// - `/ws?session=N` attaches to session N; without it the relay starts one and names it in a
+//   first text frame {"type":"session","id":N};
+// - on every attach: {"type":"resized","cols","rows"}, then one binary frame with a snapshot of
+//   the screen; we reset the terminal before it, adopt the PTY's size for it, then ask for the
+//   terminal's own size;
+// - binary frames are program output (term.write); binary frames we send are input (onData);
+//   {"type":"resize","cols","rows"} asks the relay to resize the PTY;
+// - {"type":"title","data"}, {"type":"exit","code"} (then close 1000), {"type":"error","reason"};
+// - close 4401 (token refused) and 4404 (unknown session) are final; close 1000 ends the
+//   session; any other close reconnects with exponential back-off, 250 ms doubling to 5 s.
+
+/** Subprotocol the relay speaks. */
+const SUBPROTOCOL = "wterm.v1";
+/** Prefix of the subprotocol entry that carries the page token. */
+const BEARER_PREFIX = "bearer.";
+/** First reconnect delay, in milliseconds; doubles per failed attempt. */
+const RECONNECT_MIN_MS = 250;
+/** Longest reconnect delay, in milliseconds. */
+const RECONNECT_MAX_MS = 5000;
+/** Close codes of the relay. */
+const CLOSE_NORMAL = 1000;
+const CLOSE_TOKEN_REFUSED = 4401;
+const CLOSE_UNKNOWN_SESSION = 4404;
+/** Characters a subprotocol entry may hold (an RFC 7230 token). */
+const TOKEN_CHARS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** An error the relay reported; `code` says which (see relay.d.ts). */
+export class RelayError extends Error {
+  constructor(code, message, closeCode) {
+    super(message);
+    this.name = "RelayError";
+    this.code = code;
+    this.closeCode = closeCode;
+  }
+}
+
+/** The websocket URL for `url` (http(s):// or ws(s)://; a bare origin gets the path /ws). */
+function socketUrl(url, session) {
+  const base = typeof location === "undefined" ? undefined : location.href;
+  const u = new URL(String(url), base);
+  if (u.protocol === "http:") u.protocol = "ws:";
+  else if (u.protocol === "https:") u.protocol = "wss:";
+  else if (u.protocol !== "ws:" && u.protocol !== "wss:") {
+    throw new TypeError(`url must be an http(s) or ws(s) URL; got ${JSON.stringify(String(url))}`);
+  }
+  if (u.pathname === "/" || u.pathname === "") u.pathname = "/ws";
+  u.hash = "";
+  if (session != null) u.searchParams.set("session", String(session));
+  return u;
+}
+
+function call(f, ...args) {
+  if (typeof f !== "function") return;
+  try {
+    f(...args);
+  } catch (e) {
+    console.error("wterm-wasm/relay: a callback threw:", e);
+  }
+}
+
+/**
+ * Attaches `term` to a relay session. Returns `{ close(), sessionId, status }`.
+ * See relay.d.ts for the options and callbacks.
+ */
+export function attachToRelay(term, options) {
+  if (!term || typeof term.write !== "function" || typeof term.addListener !== "function") {
+    throw new TypeError("term must be a WTerm");
+  }
+  const { url, token } = options ?? {};
+  if (typeof token !== "string" || !TOKEN_CHARS.test(token)) {
+    throw new TypeError("token must be the relay's page token (a non-empty string of URL-safe characters)");
+  }
+  socketUrl(url, null); // Throws now, not at the first connect, when url is not usable.
+  if (options.session != null && !/^\d+$/.test(String(options.session))) {
+    throw new TypeError(`session must be a session id (digits); got ${JSON.stringify(String(options.session))}`);
+  }
+
+  const encoder = new TextEncoder();
+  let sessionId = options.session != null ? String(options.session) : null;
+  let status = null;
+  let ws = null;
+  let timer = null;
+  let retryMs = RECONNECT_MIN_MS;
+  let exited = false; // {"type":"exit"} came: the close that follows is the end
+  let done = false; // closed for good: by close(), the session's end, or a final refusal
+  // Per connection: the first `resized` has come, and the snapshot after it has not yet.
+  let attached = false;
+  let awaitingSnapshot = false;
+  // The size the terminal wants (its size whenever the page, not the relay, resized it), and
+  // the size the PTY has as far as we know.
+  let wanted = { cols: term.cols, rows: term.rows };
+  let pty = null;
+  let applyingRelaySize = false;
+
+  const setStatus = (next, detail) => {
+    status = next;
+    call(options.onStatus, next, detail);
+  };
+
+  const send = (data) => {
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(data);
+  };
+
+  const sendResize = (size) => {
+    if (!attached || awaitingSnapshot) return;
+    pty = { cols: size.cols, rows: size.rows };
+    send(JSON.stringify({ type: "resize", cols: size.cols, rows: size.rows }));
+  };
+
+  // Follows a size the relay reported, without sending it back.
+  const followRelay = (cols, rows) => {
+    pty = { cols, rows };
+    if (cols === term.cols && rows === term.rows) return;
+    applyingRelaySize = true;
+    try {
+      term.resize(cols, rows);
+    } finally {
+      applyingRelaySize = false;
+    }
+  };
+
+  // After the snapshot: give the PTY the terminal's own size again.
+  const restoreSize = () => {
+    if (wanted.cols !== term.cols || wanted.rows !== term.rows) {
+      term.resize(wanted.cols, wanted.rows); // the resize listener sends it
+    } else if (!pty || pty.cols !== wanted.cols || pty.rows !== wanted.rows) {
+      sendResize(wanted);
+    }
+  };
+
+  // Input: everything the terminal sends (keys, pastes, query replies, agent input).
+  const onData = (data) => send(encoder.encode(data));
+  const onResize = (size) => {
+    if (applyingRelaySize) return;
+    wanted = { cols: size.cols, rows: size.rows };
+    sendResize(wanted);
+  };
+  term.addListener("data", onData);
+  term.addListener("resize", onResize);
+
+  const finish = (reason, error) => {
+    done = true;
+    clearTimeout(timer);
+    timer = null;
+    term.removeListener("data", onData);
+    term.removeListener("resize", onResize);
+    if (error) call(options.onError, error);
+    setStatus("closed", { reason });
+  };
+
+  const onMessage = (ev) => {
+    if (typeof ev.data !== "string") {
+      term.write(new Uint8Array(ev.data));
+      if (awaitingSnapshot) {
+        awaitingSnapshot = false;
+        restoreSize();
+      }
+      return;
+    }
+    let msg;
+    try {
+      msg = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
+    switch (msg && msg.type) {
+      case "session":
+        sessionId = String(msg.id);
+        call(options.onSession, sessionId);
+        break;
+      case "resized":
+        if (!attached) {
+          // A new attach: the snapshot that follows rebuilds the screen at the PTY's size.
+          attached = true;
+          awaitingSnapshot = true;
+          retryMs = RECONNECT_MIN_MS;
+          term.reset();
+          followRelay(msg.cols, msg.rows);
+          setStatus("open");
+        } else {
+          followRelay(msg.cols, msg.rows);
+        }
+        break;
+      case "title":
+        call(options.onTitle, typeof msg.data === "string" ? msg.data : "");
+        break;
+      case "exit":
+        exited = true;
+        call(options.onExit, typeof msg.code === "number" ? msg.code : null);
+        break;
+      case "error":
+        call(
+          options.onError,
+          new RelayError("relay_error", `the relay reported an error: ${msg.reason ?? "unknown"}`),
+        );
+        break;
+    }
+  };
+
+  const connect = () => {
+    timer = null;
+    attached = false;
+    awaitingSnapshot = false;
+    setStatus("connecting");
+    let socket;
+    try {
+      socket = new WebSocket(socketUrl(url, sessionId), [SUBPROTOCOL, BEARER_PREFIX + token]);
+    } catch (e) {
+      finish("error", new RelayError("bad_url", `the relay URL was refused: ${e && e.message}`));
+      return;
+    }
+    ws = socket;
+    socket.binaryType = "arraybuffer";
+    socket.onmessage = (ev) => {
+      if (ws === socket) onMessage(ev);
+    };
+    socket.onclose = (ev) => {
+      if (ws !== socket) return; // close() let go of it
+      ws = null;
+      if (exited || ev.code === CLOSE_NORMAL) {
+        // The process exited ({"type":"exit"} came first), or the relay ended the session.
+        if (!exited) call(options.onExit, null);
+        finish("exit");
+      } else if (ev.code === CLOSE_TOKEN_REFUSED) {
+        finish("token_refused", new RelayError("token_refused", "the relay refused the page token", ev.code));
+      } else if (ev.code === CLOSE_UNKNOWN_SESSION) {
+        const message = `session ${sessionId ?? ""} does not exist (it may have ended)`;
+        finish("unknown_session", new RelayError("unknown_session", message, ev.code));
+      } else {
+        const delayMs = retryMs;
+        retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
+        setStatus("reconnecting", { delayMs, closeCode: ev.code });
+        timer = setTimeout(connect, delayMs);
+      }
+    };
+  };
+
+  connect();
+
+  return {
+    close() {
+      if (done) return;
+      const socket = ws;
+      ws = null;
+      finish("closed");
+      if (socket && socket.readyState <= WebSocket.OPEN) socket.close(CLOSE_NORMAL);
+    },
+    get sessionId() {
+      return sessionId;
+    },
+    get status() {
+      return status;
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// wterm-wasm/svelte: the terminal as a Svelte action (Svelte 4 and 5).
+import type { WTerm, WTermSize, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type { RelayOptions } from "./relay.js";
+
+/**
+ * Options of `use:terminal={options}`. When `options` changes, what changed applies to the
+ * live terminal; it is never re-created: `webmcp` through `setWebMCP` (compared by value),
+ * `cols`/`rows` through `resize` (unset both to fit the element), callbacks by calling the
+ * latest ones, `relay` by re-attaching when `url`, `token` or `session` change. `scrollback`
+ * is read once, when the terminal is created. Give the element a size (for example a height)
+ * when `cols`/`rows` are not set, since the terminal fits it.
+ */
+export interface TerminalOptions {
+  /** WebMCP tools for this terminal: `true`, `{name?, description?, readOnly?}` or `false` (default). */
+  webmcp?: boolean | WTermWebMCPOptions;
+  /** Width in columns, an integer 2..1000. Default: fit the element. */
+  cols?: number;
+  /** Height in rows, an integer 1..1000. Default: fit the element. */
+  rows?: number;
+  /** Rows of history, an integer 0..1000000 (default 10000). Read at creation only. */
+  scrollback?: number;
+  /**
+   * Everything the terminal sends to the program (keys, pastes, replies to queries, agent
+   * input). Without it and without `relay`, input is echoed locally.
+   */
+  onData?: (data: string) => void;
+  /** The size in cells changed. */
+  onResize?: (size: WTermSize) => void;
+  /** The program set the window title (OSC 0/2). */
+  onTitle?: (title: string) => void;
+  /** Attach to a wterm-relay session: a real shell. */
+  relay?: RelayOptions;
+  /** Focus the terminal once it is ready. */
+  autoFocus?: boolean;
+  /** Called once with the WTerm when it is initialized: keep it to call `write`, `focus`, ... */
+  onReady?: (term: WTerm) => void;
+}
+
+/** What the action returns to Svelte. */
+export interface TerminalActionReturn {
+  update(options: TerminalOptions): void;
+  destroy(): void;
+}
+
+/**
+ * `<div style="height: 24em" use:terminal={{ webmcp: { name: "shell" }, onReady: (t) => (term = t) }}></div>`:
+ * draws a terminal into the element. The WebMCP tools are withdrawn and the relay connection
+ * closed when the element is removed.
+ */
+export declare function terminal(node: HTMLElement, options?: TerminalOptions): TerminalActionReturn;
+export default terminal;

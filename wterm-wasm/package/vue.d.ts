@@ -1,0 +1,51 @@
+// wterm-wasm/vue: the terminal as a Vue 3 component.
+import type { DefineComponent } from "vue";
+import type { WTerm, WTermSize, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type { RelayOptions } from "./relay.js";
+
+/**
+ * Props of `<Terminal>`. Changes apply to the live terminal; it is never re-created:
+ * `webmcp` through `setWebMCP` (compared by value), `cols`/`rows` through `resize` (unset both
+ * to fit the element), listeners by calling the latest ones, `relay` by re-attaching when
+ * `url`, `token` or `session` change. `scrollback` is read once, when the terminal is created.
+ * Attributes such as `class` and `style` go to the element the terminal draws into; give it a
+ * size (for example a height) when `cols`/`rows` are not set, since the terminal fits it.
+ */
+export interface TerminalProps {
+  /** WebMCP tools for this terminal: `true`, `{name?, description?, readOnly?}` or `false` (default). */
+  webmcp?: boolean | WTermWebMCPOptions;
+  /** Width in columns, an integer 2..1000. Default: fit the element. */
+  cols?: number;
+  /** Height in rows, an integer 1..1000. Default: fit the element. */
+  rows?: number;
+  /** Rows of history, an integer 0..1000000 (default 10000). Read at creation only. */
+  scrollback?: number;
+  /** Attach to a wterm-relay session: a real shell. */
+  relay?: RelayOptions;
+  /** Focus the terminal once it is ready. */
+  autoFocus?: boolean;
+  /**
+   * `@data`: everything the terminal sends to the program (keys, pastes, replies to queries,
+   * agent input). Without it and without `relay`, input is echoed locally.
+   */
+  onData?: (data: string) => void;
+  /** `@resize`: the size in cells changed. */
+  onResize?: (size: WTermSize) => void;
+  /** `@title`: the program set the window title (OSC 0/2). */
+  onTitle?: (title: string) => void;
+  /** `@ready`: called once with the WTerm when it is initialized. */
+  onReady?: (term: WTerm) => void;
+}
+
+/** What a template ref to `<Terminal>` exposes: `termRef.value.term` is the WTerm (null until ready). */
+export interface TerminalExposed {
+  term: WTerm | null;
+}
+
+/**
+ * A terminal. `<Terminal :webmcp="{ name: 'shell' }" @data="send" ref="t" />`; `t.value.term`
+ * is the WTerm once initialized. The WebMCP tools are withdrawn and the relay connection
+ * closed when it unmounts.
+ */
+export declare const Terminal: DefineComponent<TerminalProps>;
+export default Terminal;

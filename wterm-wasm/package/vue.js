@@ -1,0 +1,64 @@
+// wterm-wasm/vue: <Terminal> for Vue 3, written with defineComponent + h (no SFC compile step).
+// The WTerm is created once per mounted component; prop changes are applied to it live
+// (see controller.js). The component exposes `term` (the WTerm once initialized, else null).
+import { defineComponent, h, markRaw, onBeforeUnmount, onMounted, ref, shallowRef, watch } from "vue";
+import { TerminalController } from "./controller.js";
+
+export const Terminal = defineComponent({
+  name: "WTermTerminal",
+  props: {
+    webmcp: { type: [Boolean, Object], default: false },
+    cols: { type: Number, default: undefined },
+    rows: { type: Number, default: undefined },
+    scrollback: { type: Number, default: undefined },
+    relay: { type: Object, default: undefined },
+    autoFocus: { type: Boolean, default: false },
+    // Declared as props (not emits), so that `@data`, `@resize`, `@title` and `@ready` arrive
+    // here and the terminal knows whether anyone listens for data (else it echoes locally).
+    onData: { type: Function, default: undefined },
+    onResize: { type: Function, default: undefined },
+    onTitle: { type: Function, default: undefined },
+    onReady: { type: Function, default: undefined },
+  },
+  setup(props, { expose }) {
+    const host = ref(null);
+    const term = shallowRef(null);
+    let controller = null;
+
+    const options = () => ({
+      webmcp: props.webmcp,
+      cols: props.cols,
+      rows: props.rows,
+      scrollback: props.scrollback,
+      relay: props.relay,
+      autoFocus: props.autoFocus,
+      onData: props.onData,
+      onResize: props.onResize,
+      onTitle: props.onTitle,
+      onReady: (t) => {
+        term.value = markRaw(t);
+        props.onReady?.(t);
+      },
+    });
+
+    onMounted(() => {
+      controller = new TerminalController(host.value, options());
+    });
+    // Deep, so that changing a field of a reactive webmcp or relay object applies too.
+    watch(
+      () => [props.webmcp, props.cols, props.rows, props.relay, props.onData, props.onResize, props.onTitle],
+      () => controller?.update(options()),
+      { deep: true },
+    );
+    onBeforeUnmount(() => {
+      controller?.destroy();
+      controller = null;
+      term.value = null;
+    });
+
+    expose({ term });
+    return () => h("div", { ref: host });
+  },
+});
+
+export default Terminal;
