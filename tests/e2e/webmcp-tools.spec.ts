@@ -550,6 +550,29 @@ test("the tool set follows readOnly, withdrawal and destroy", async ({ page }) =
   await expect.poll(() => toolNames(page)).toEqual([]);
 });
 
+test("setWebMCP changes only the options it names, and refuses unknown ones", async ({ page }) => {
+  await open(page);
+  await make(page, "a", { webmcp: { name: "shell", description: "build box", readOnly: true } });
+  await expect.poll(() => toolNames(page)).toEqual(READ_TOOLS);
+  await setWebMCP(page, "a", { description: "renamed box" });
+  const listed = async () => (await call(page, "list_terminals", {})).terminals[0];
+  await expect.poll(async () => (await listed()).description).toBe("renamed box");
+  expect(await listed()).toMatchObject({ name: "shell", readOnly: true });
+  expect(await toolNames(page)).toEqual(READ_TOOLS);
+  await setWebMCP(page, "a", { readOnly: false });
+  await expect.poll(() => toolNames(page)).toEqual(ALL_TOOLS);
+  expect(await listed()).toMatchObject({ name: "shell", description: "renamed box", readOnly: false });
+  await setWebMCP(page, "a", true);
+  expect(await listed()).toMatchObject({ name: "shell", description: "renamed box" });
+  await setWebMCP(page, "a", { description: null });
+  await expect.poll(async () => (await listed()).description).toBeUndefined();
+  const err = await page.evaluate(() => {
+    try { (window as any).harness.term("a").setWebMCP({ readonly: true }); return null; } catch (e) { return String((e as Error).message); }
+  });
+  expect(err).toMatch(/unknown keys readonly; accepted: name, description, readOnly/);
+  expect((await listed()).readOnly).toBe(false);
+});
+
 test("with two terminals, focus chooses one; otherwise the error lists the names", async ({ page }) => {
   await open(page);
   await make(page, "a", { webmcp: true, record: true });

@@ -266,6 +266,51 @@ pub(crate) fn webmcp_arg(v: &JsValue, name: &str) -> Result<Option<WebMcpConfig>
     }))
 }
 
+/// The keys of a `webmcp` options object.
+const WEBMCP_KEYS: [&str; 3] = ["name", "description", "readOnly"];
+
+fn has_key(v: &JsValue, key: &str) -> bool {
+    js_sys::Reflect::get(v, &JsValue::from_str(key)).is_ok_and(|x| !x.is_undefined())
+}
+
+/// Parses `setWebMCP`'s argument as a change to `current`: `false` withdraws; `true` turns the
+/// tools on, keeping the current settings; in an object, a key left out keeps its current value
+/// and `null` restores its default (spec: "changes the options of a live terminal"). Keys other
+/// than `name`, `description` and `readOnly` are refused, naming them.
+pub(crate) fn webmcp_update(
+    v: &JsValue,
+    name: &str,
+    current: Option<&WebMcpConfig>,
+) -> Result<Option<WebMcpConfig>, JsError> {
+    if is_plain_object(v) {
+        let unknown: Vec<String> = js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>())
+            .iter()
+            .filter_map(|k| k.as_string())
+            .filter(|k| !WEBMCP_KEYS.contains(&k.as_str()))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(JsError::new(&format!(
+                "{name} has unknown keys {}; accepted: name, description, readOnly",
+                unknown.join(", ")
+            )));
+        }
+    }
+    let parsed = webmcp_arg(v, name)?;
+    Ok(match (parsed, current) {
+        (Some(_), Some(cur)) if v.as_bool() == Some(true) => Some(cur.clone()),
+        (Some(new), Some(cur)) => Some(WebMcpConfig {
+            name: if has_key(v, "name") { new.name } else { cur.name.clone() },
+            description: if has_key(v, "description") {
+                new.description
+            } else {
+                cur.description.clone()
+            },
+            read_only: if has_key(v, "readOnly") { new.read_only } else { cur.read_only },
+        }),
+        (parsed, _) => parsed,
+    })
+}
+
 /// Parses the constructor's `options` argument (`undefined`, `null` or an object; unknown
 /// properties are ignored).
 pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {

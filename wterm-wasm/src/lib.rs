@@ -31,7 +31,7 @@ use web_sys::HtmlElement;
 use wterm_core::limits::DEFAULT_SCROLLBACK_ROWS;
 use wterm_core::Size;
 
-use crate::js::{cols_arg, data_arg, describe, parse_options, rows_arg, webmcp_arg, Outbox};
+use crate::js::{cols_arg, data_arg, describe, parse_options, rows_arg, Outbox};
 use crate::term::{busy, focus_element, Inner, Shared};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -248,17 +248,17 @@ impl WTerm {
                  got undefined",
             ));
         }
-        let cfg = webmcp_arg(&options, "options")?;
-        let (id, ready) = {
+        let (cfg, id, ready) = {
             let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
             if inner.lifecycle == term::Lifecycle::Destroyed {
                 return Ok(());
             }
+            let cfg = js::webmcp_update(&options, "options", inner.webmcp.as_ref())?;
             if cfg.is_none() {
                 webmcp::end_calls(&mut inner, "withdrew its WebMCP tools");
             }
             inner.webmcp = cfg.clone();
-            (inner.mcp.id, inner.lifecycle == term::Lifecycle::Ready)
+            (cfg, inner.mcp.id, inner.lifecycle == term::Lifecycle::Ready)
         };
         if ready {
             webmcp::apply(id, Rc::downgrade(&self.shared), cfg.as_ref());
