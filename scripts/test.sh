@@ -19,6 +19,12 @@ echo "== npm package: pack, install the tarball into Vite 7 consumer apps, build
 bash tests/consumer/run.sh
 echo "== playwright"
 npx playwright test 2>&1 | tee -a "$log"
+echo "== MCP clients (official TypeScript SDK, node --test) against the relay"
+node --test tests/mcp/ 2>&1 | tee -a "$log"
 
-sum() { grep -Eo "[0-9]+ $1" "$log" | awk '{ n += $1 } END { print n + 0 }'; }
-echo "all: $(sum passed) passed, $(sum failed) failed"
+# cargo and Playwright print "N passed" / "N failed"; node's test runner "# pass N" / "# fail N".
+sum() {
+  { grep -Eo "[0-9]+ $1" "$log" | awk '{ print $1 }'
+    grep -E "^# $2 [0-9]+$" "$log" | awk '{ print $3 }'; } | awk '{ n += $1 } END { print n + 0 }'
+}
+echo "all: $(sum passed pass) passed, $(sum failed fail) failed"

@@ -43,14 +43,31 @@ pub struct Cli {
 enum Command {
     /// Serve the page, the websocket and the session routes (the default).
     Serve(ServeArgs),
+    /// Speak MCP on stdin/stdout, driving one or more relays over HTTP.
+    Mcp(crate::mcp::cli::McpArgs),
+    /// Print a ready .mcp.json for this relay (HTTP form; --stdio for the stdio form).
+    McpConfig(crate::mcp::cli::McpConfigArgs),
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Action {
+    /// Run the relay.
+    Serve(ServeArgs),
+    /// `wterm-relay mcp`.
+    Mcp(crate::mcp::cli::McpArgs),
+    /// `wterm-relay mcp-config`.
+    McpConfig(crate::mcp::cli::McpConfigArgs),
 }
 
 impl Cli {
-    /// The `serve` arguments, whether given after `serve` or without a subcommand.
-    pub fn into_serve_args(self) -> ServeArgs {
+    /// What to do.
+    pub fn into_action(self) -> Action {
         match self.command {
-            Some(Command::Serve(args)) => args,
-            None => self.serve,
+            Some(Command::Serve(args)) => Action::Serve(args),
+            Some(Command::Mcp(args)) => Action::Mcp(args),
+            Some(Command::McpConfig(args)) => Action::McpConfig(args),
+            None => Action::Serve(self.serve),
         }
     }
 }
@@ -271,7 +288,7 @@ fn default_config_file(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBu
     Some(dir.join("wterm-relay").join("config.toml"))
 }
 
-fn default_state_dir(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+pub(crate) fn default_state_dir(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     let absolute = |v: OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
     if let Some(xdg) = env("XDG_STATE_HOME").and_then(absolute) {
         return Some(xdg.join("wterm-relay"));
@@ -461,13 +478,22 @@ mod tests {
 
     #[test]
     fn cli_accepts_both_spellings() {
+        let port = |cli: Cli| match cli.into_action() {
+            Action::Serve(a) => a.port,
+            other => panic!("{other:?}"),
+        };
         let a = Cli::parse_from(["wterm-relay", "--port", "0", "--allow-origin", "http://x"]);
-        assert_eq!(a.into_serve_args().port, 0);
-        let b = Cli::parse_from(["wterm-relay", "serve", "--port", "9"]);
-        assert_eq!(b.into_serve_args().port, 9);
+        assert_eq!(port(a), 0);
         assert_eq!(
-            Cli::parse_from(["wterm-relay"]).into_serve_args().port,
-            7681
+            port(Cli::parse_from(["wterm-relay", "serve", "--port", "9"])),
+            9
         );
+        assert_eq!(port(Cli::parse_from(["wterm-relay"])), 7681);
+        let m = Cli::parse_from(["wterm-relay", "mcp", "--url", "http://127.0.0.1:1"]);
+        assert!(
+            matches!(m.into_action(), Action::Mcp(a) if a.url.as_deref() == Some("http://127.0.0.1:1"))
+        );
+        let c = Cli::parse_from(["wterm-relay", "mcp-config", "--stdio"]);
+        assert!(matches!(c.into_action(), Action::McpConfig(a) if a.stdio));
     }
 }

@@ -9,6 +9,8 @@
 //!   static page and wasm package;
 //! - [`broker`]: MCP access to the sessions (the `/mcp/*` routes' state and service functions:
 //!   settings and tokens, window scope/mode/owner and their file, reads and waits, launches);
+//! - [`mcp`]: the MCP server: the tool set, the relay's own `/mcp` endpoint, and
+//!   `wterm-relay mcp` on stdio fronting relays over HTTP;
 //! - [`profiles`]: the named commands `/mcp/launch` may start;
 //! - [`auth`]: [`auth::Secret`], [`auth::Refusal`] (every error status and code) and the MCP
 //!   refusal ladder ([`auth::ladder`]);
@@ -23,6 +25,7 @@ pub mod broker;
 pub mod config;
 pub mod http;
 pub mod limits;
+pub mod mcp;
 pub mod profiles;
 pub mod session;
 pub mod state;
@@ -137,6 +140,7 @@ pub async fn run(
     }
     tracing::info!("shutting down");
     let _ = stop_tx.send(true);
+    state.mcp_shutdown.cancel();
     let drain = async {
         state.registry.shutdown().await;
         state.sockets.close();

@@ -168,3 +168,19 @@ pub const MAX_SCOPE_CHARS: usize = 64;
 
 /// Random bytes in a launch handle (an opaque secret, URL-safe base64 without padding).
 pub const HANDLE_BYTES: usize = 32;
+
+/// Most characters of screen text one MCP `read_screen` answer carries. An MCP client caps tool
+/// output (Claude Code: 25,000 tokens by default); rows beyond this are cut from the top and
+/// the answer says how many were left out.
+pub const MAX_TOOL_TEXT_CHARS: usize = 40_000;
+
+/// Most style runs one MCP `read_screen` answer carries; the rest are dropped and counted.
+pub const MAX_TOOL_ATTR_RUNS: usize = 300;
+
+/// Launch handles an MCP server keeps in memory (for `set_window`); the oldest is forgotten
+/// first.
+pub const MAX_LAUNCH_HANDLES: usize = 64;
+
+/// How long the MCP stdio server waits for one relay answer (a `read_screen` wait is at most
+/// 15 s), in seconds.
+pub const MCP_CLIENT_TIMEOUT_SECS: u64 = 30;

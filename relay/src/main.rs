@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 use tracing_subscriber::EnvFilter;
-use wterm_relay::config::{Cli, Config};
+use wterm_relay::config::{Action, Cli, Config};
+use wterm_relay::mcp::cli as mcp_cli;
 
 /// Resolves on Ctrl-C (SIGINT) or SIGTERM.
 async fn shutdown_signal() {
@@ -26,15 +27,56 @@ async fn shutdown_signal() {
     }
 }
 
+/// `wterm-relay mcp`: stdio MCP. Logs go to stderr (stdout is the protocol).
+fn mcp(args: mcp_cli::McpArgs) -> ExitCode {
+    let hosts = match mcp_cli::hosts(&args) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("wterm-relay mcp: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("wterm-relay mcp: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(mcp_cli::run_stdio(hosts)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("wterm-relay mcp: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `wterm-relay mcp-config`: prints `.mcp.json`, warns on stderr.
+fn mcp_config(args: mcp_cli::McpConfigArgs) -> ExitCode {
+    match mcp_cli::mcp_config(&args, |k| std::env::var_os(k)) {
+        Ok(text) => {
+            println!("{text}");
+            eprintln!("{}", mcp_cli::SECRET_WARNING);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("wterm-relay mcp-config: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let args = Cli::parse().into_serve_args();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+    let args = match Cli::parse().into_action() {
+        Action::Serve(args) => args,
+        Action::Mcp(args) => {
+            init_logging("warn");
+            return mcp(args);
+        }
+        Action::McpConfig(args) => return mcp_config(args),
+    };
+    init_logging("info");
     let config = match Config::resolve(args) {
         Ok(c) => c,
         Err(e) => {
@@ -56,4 +98,14 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn init_logging(default: &str) {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default)),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
 }

@@ -3,6 +3,7 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
+use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::broker::Broker;
@@ -28,6 +29,8 @@ pub struct Shared {
     pub broker: Broker,
     /// The websocket tasks, so shutdown can wait for their goodbyes.
     pub sockets: TaskTracker,
+    /// Cancelled on shutdown: ends the MCP endpoint's sessions and open streams.
+    pub mcp_shutdown: CancellationToken,
 }
 
 impl AppState {
@@ -41,6 +44,7 @@ impl AppState {
             registry,
             broker,
             sockets: TaskTracker::new(),
+            mcp_shutdown: CancellationToken::new(),
         }))
     }
 }

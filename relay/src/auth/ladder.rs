@@ -187,7 +187,20 @@ impl FromRequest<AppState> for WindowRef {
             _ => Access::Write,
         };
         let McpBody(body) = McpBody::from_request(req, state).await?;
-        let fields = fields::object(&body, false)?;
+        WindowRef::of(state, caller, access, &body)
+    }
+}
+
+impl WindowRef {
+    /// Steps 6-7 for `body`: the extractor above, and the MCP tools of the relay's own `/mcp`
+    /// endpoint, which call the service functions without an HTTP request per operation.
+    pub fn of(
+        state: &AppState,
+        caller: Caller,
+        access: Access,
+        body: &[u8],
+    ) -> Result<WindowRef, Refusal> {
+        let fields = fields::object(body, false)?;
         let id = fields::id(&fields)?;
         let window = state.broker.resolve(&state.registry, &caller, id, access)?;
         Ok(WindowRef {

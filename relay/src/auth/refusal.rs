@@ -152,6 +152,99 @@ impl Refusal {
         }
     }
 
+    /// What the refusal means and who has to act, for a person or an agent reading an MCP tool
+    /// result (`spec/mcp-server.md`, "every failure is a tool result"). Never holds a secret.
+    pub fn advice(&self) -> &'static str {
+        use Refusal::*;
+        match self {
+            TokenInUrl => "a credential was put in a URL; fix this client's configuration to send it in the Authorization header",
+            AuthRequired => "the MCP token is missing or wrong; a person must copy the current MCP token from the relay page's MCP settings into this client's configuration",
+            BadJson => "the request was not a JSON object; fix the call's arguments",
+            BadRequest(_) => "an argument has the wrong type or value; fix the call's arguments",
+            BadDims => "cols and rows must be 1..1000; fix the call",
+            BadOrigin => "the request came from a web origin this relay does not allow; its operator can add it with --allow-origin",
+            UnknownSession => "no such session; call list_terminals for the current ids",
+            TooManySessions => "the relay already runs its maximum number of sessions; close a terminal first",
+            SpawnFailed => "the program could not be started; the relay's operator must check the profile's command",
+            McpDisabled => "MCP access is off on this relay; a person must enable it in the relay page's MCP settings",
+            BadScope => "the scope must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}; fix the scope in this client's configuration or the call",
+            AdminRequired => "this needs the admin token or the window's launch handle; a person holding the admin token must do it",
+            BadId => "the window id is not a number; use an id from list_terminals",
+            UnknownOrOff => "no such window, or it is off or outside this client's scope; call list_terminals, or ask a person to share the window in the relay page",
+            ReadOnly => "the window is read-only for MCP; a person must set it to readwrite in the relay page (or its launcher via set_window)",
+            BadData => "data must be a string; fix the call",
+            TooLarge(_) => "the request is over a limit and nothing was sent; split it into smaller calls",
+            BadKeys(_) => "a key is not in the key grammar and nothing was sent; fix the keys (e.g. \"Enter\", \"C-c\", \"Up\", \"x\")",
+            ConflictingWait => "give at most one of wait_for_change, wait_for_text, wait_for_regex, wait_for_idle; fix the call",
+            BadRegex(_) => "wait_for_regex does not compile; fix the pattern",
+            BadPace => "pace_ms must be a number of milliseconds; fix the call",
+            BadMode => "mode must be off, read or readwrite; fix the call",
+            BadCwd => "cwd must be an absolute path of an existing directory; fix the call",
+            CwdNotDir => "cwd exists but is not a directory; fix the call",
+            UnknownProfile => "no launch profile of that name; call list_profiles",
+            LaunchDisabled => "launching terminals is off on this relay; a person must allow launching in the relay page's MCP settings",
+            TerminalsDisabled => "this relay hosts no terminals for MCP clients (--no-terminals); its operator must restart it without that flag",
+            TooManyPendingLaunches => "too many launches are in progress; retry in a moment",
+            TokenEnvPinned => "that token is set by the relay's environment; its operator must change the environment",
+            PersistFailed => "the relay could not write its state file and changed nothing; its operator must check the state directory",
+        }
+    }
+
+    /// Every refusal, with empty details (to find one by its wire code).
+    fn all() -> [Refusal; 30] {
+        use Refusal::*;
+        let s = String::new;
+        [
+            TokenInUrl,
+            AuthRequired,
+            BadJson,
+            BadRequest(s()),
+            BadDims,
+            BadOrigin,
+            UnknownSession,
+            TooManySessions,
+            SpawnFailed,
+            McpDisabled,
+            BadScope,
+            AdminRequired,
+            BadId,
+            UnknownOrOff,
+            ReadOnly,
+            BadData,
+            TooLarge(s()),
+            BadKeys(s()),
+            ConflictingWait,
+            BadRegex(s()),
+            BadPace,
+            BadMode,
+            BadCwd,
+            CwdNotDir,
+            UnknownProfile,
+            LaunchDisabled,
+            TerminalsDisabled,
+            TooManyPendingLaunches,
+            TokenEnvPinned,
+            PersistFailed,
+        ]
+    }
+
+    /// The refusal a relay answered with `{"error": code, "detail": detail}`, when the code is
+    /// one of ours (the MCP stdio server reads relays' answers with it).
+    pub fn from_wire(code: &str, detail: Option<String>) -> Option<Refusal> {
+        let mut r = Refusal::all().into_iter().find(|r| r.code() == code)?;
+        if let (
+            Refusal::BadRequest(d)
+            | Refusal::TooLarge(d)
+            | Refusal::BadKeys(d)
+            | Refusal::BadRegex(d),
+            Some(detail),
+        ) = (&mut r, detail)
+        {
+            *d = detail;
+        }
+        Some(r)
+    }
+
     /// The websocket close code used when this refusal happens after an upgrade (a browser
     /// cannot read the status of a refused upgrade): 4000 + the HTTP status, except a failed
     /// spawn, which is the standard 1011 (internal error).
@@ -182,6 +275,19 @@ mod tests {
         assert_eq!(Refusal::AuthRequired.close_code(), 4401);
         assert_eq!(Refusal::UnknownSession.close_code(), 4404);
         assert_eq!(Refusal::TooManySessions.close_code(), 4429);
+    }
+
+    #[test]
+    fn every_code_is_found_again() {
+        for r in Refusal::all() {
+            assert_eq!(Refusal::from_wire(r.code(), None), Some(r.clone()));
+            assert!(!r.advice().is_empty());
+        }
+        assert_eq!(
+            Refusal::from_wire("bad_keys", Some("Bogus".into())),
+            Some(Refusal::BadKeys("Bogus".into()))
+        );
+        assert_eq!(Refusal::from_wire("nope", None), None);
     }
 
     #[test]

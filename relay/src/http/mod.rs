@@ -3,6 +3,7 @@
 //! | route | realm |
 //! |---|---|
 //! | `GET /info`, `GET /sessions`, `POST /sessions`, `GET/POST /mcp/config`, `POST /session/mcp` | page token, `Authorization: Bearer` ([`page`]) |
+//! | `/mcp` (MCP streamable HTTP, [`crate::mcp::local`]) | MCP token, the same ladder, Origin and Host checks |
 //! | `/mcp/*` data routes ([`crate::broker::ops::Op`]) | MCP token, behind the refusal ladder ([`mcp`]) |
 //! | `GET /ws?session=ID` | Origin check, page token as a subprotocol ([`ws`]) |
 //! | `/pkg/*` | the wasm package, static |
@@ -52,6 +53,7 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn(refuse_token_in_url));
     Router::new()
         .merge(mcp::routes(state.clone()))
+        .merge(crate::mcp::local::routes(state.clone()))
         .merge(others)
         .layer(middleware::from_fn_with_state(state.clone(), cors))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
