@@ -58,7 +58,31 @@ fn args() -> Args {
 
 fn die(msg: &str) -> ! {
     eprintln!("relay-bench: {msg}");
+    kill_relay();
     std::process::exit(2)
+}
+
+/// The running relay's pid (0: none), so `die`, a panic and SIGINT/SIGTERM can kill it:
+/// `std::process::exit` runs no destructors.
+static RELAY_PID: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+// Declared here rather than pulling in the libc crate for two calls.
+extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
+    #[cfg(target_os = "linux")]
+    fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
+    fn getppid() -> i32;
+}
+const SIGKILL: i32 = 9;
+#[cfg(target_os = "linux")]
+const PR_SET_PDEATHSIG: i32 = 1;
+
+fn kill_relay() {
+    let pid = RELAY_PID.swap(0, std::sync::atomic::Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill(2) with a pid we spawned; its bash sessions get SIGHUP when the PTYs close.
+        unsafe { kill(pid, SIGKILL) };
+    }
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -83,6 +107,7 @@ struct Relay {
 
 impl Drop for Relay {
     fn drop(&mut self) {
+        RELAY_PID.store(0, std::sync::atomic::Ordering::SeqCst);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -109,17 +134,38 @@ async fn start_relay(bin: &str) -> Relay {
     let home = TempDir::new("home");
     std::fs::write(home.0.join(".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n").expect("bashrc");
     let token = format!("bench-token-{}", std::process::id());
-    let mut child = Command::new(bin)
+    let parent = std::process::id() as i32;
+    let mut cmd = Command::new(bin);
+    // SAFETY: the closure only makes async-signal-safe system calls.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        // If the bench dies in any way (even SIGKILL), the kernel kills the relay too. The
+        // spawning thread is the main thread (the runtime's block_on), which lives as long as
+        // the process.
+        cmd.pre_exec(move || {
+            if prctl(PR_SET_PDEATHSIG, SIGKILL as u64, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if getppid() != parent {
+                return Err(std::io::Error::other("relay-bench exited"));
+            }
+            Ok(())
+        });
+    }
+    let _ = parent;
+    let mut child = cmd
         .args(["serve", "--port", "0", "--state-dir"])
         .arg(home.0.join("state"))
         .env("HOME", &home.0)
         .env("SHELL", "/bin/bash")
         .env("WEB_TERMINAL_TOKEN", &token)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()))
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
         .unwrap_or_else(|e| die(&format!("cannot start {bin}: {e}; build it with `cargo build --release -p wterm-relay`")));
+    RELAY_PID.store(child.id() as i32, std::sync::atomic::Ordering::SeqCst);
     let stdout = child.stdout.take().expect("stdout");
     let mut lines = BufReader::new(tokio::process::ChildStdout::from_std(stdout).expect("stdout")).lines();
     let url = loop {
@@ -262,6 +308,19 @@ fn rss_kib(pid: u32) -> u64 {
 #[tokio::main]
 async fn main() {
     let a = args();
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        kill_relay();
+        hook(info);
+    }));
+    tokio::spawn(async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+        die("interrupted");
+    });
     let data = TempDir::new("data");
     let corpus = write_corpus(&data, a.mb);
     let file_bytes = std::fs::metadata(&corpus).map(|m| m.len() as f64).unwrap_or(0.0);
@@ -277,9 +336,17 @@ async fn main() {
     let cmd = format!("cat {}; printf '%s%s\\n' __BENCH_ END__\r", corpus.display());
     send(&mut ws, cmd.as_bytes()).await;
     let t0 = Instant::now();
-    let relay_bytes = read_until(&mut ws, |b| contains(b, END_MARKER)).await;
-    let relay_s = t0.elapsed().as_secs_f64();
-    read_until(&mut ws, ends_with_prompt).await;
+    // The marker and the next prompt often arrive in one frame, so both are awaited in one
+    // read: a second read_until would wait for a prompt already consumed.
+    let mut marker_at = None;
+    let relay_bytes = read_until(&mut ws, |b| {
+        if marker_at.is_none() && contains(b, END_MARKER) {
+            marker_at = Some(t0.elapsed());
+        }
+        marker_at.is_some() && ends_with_prompt(b)
+    })
+    .await;
+    let relay_s = marker_at.expect("marker seen").as_secs_f64();
     let (bare_s, bare_bytes) = tokio::task::spawn_blocking({
         let c = corpus.clone();
         move || bare_pty_cat(&c)
