@@ -164,6 +164,9 @@ pub struct Terminal {
     scrollback_capacity: usize,
     /// The last byte fed was ESC, so a `c` starting the next chunk completes RIS.
     pending_esc: bool,
+    /// The start of a UTF-8 encoded U+FE0F held back from the previous chunk (see
+    /// [`strip_vs16`]).
+    vs16_carry: Vec<u8>,
 }
 
 impl core::fmt::Debug for Terminal {
@@ -197,6 +200,7 @@ impl Terminal {
             ),
             scrollback_capacity,
             pending_esc: false,
+            vs16_carry: Vec::new(),
         }
     }
 
@@ -210,6 +214,8 @@ impl Terminal {
     /// Parses program output. Any chunking works: a UTF-8 character or an escape sequence split
     /// across calls is completed by the next call. Returns the replies and events it caused.
     pub fn feed(&mut self, bytes: &[u8]) -> Effects {
+        let filtered = strip_vs16(&mut self.vs16_carry, bytes);
+        let bytes = &filtered[..];
         // vt100 handles RIS (`ESC c`) without telling us, so the state we keep ourselves (title,
         // cwd, shell integration, kitty flags) is reset here. ESC enters the escape state from
         // any parser state, so an adjacent `ESC c` is always RIS, even across chunks.
@@ -493,6 +499,36 @@ impl Terminal {
         }
         out
     }
+}
+
+/// UTF-8 of U+FE0F VARIATION SELECTOR-16 (emoji presentation).
+const VS16: &[u8] = "\u{fe0f}".as_bytes();
+
+/// Removes U+FE0F from program output before vt100 sees it, keeping a partial encoding at the
+/// end of `bytes` in `carry` for the next call.
+///
+/// vt100 0.18 widens a narrow cell when VS16 follows its character, and panics when that cell is
+/// in the last column (found by the no-panic property test: a 2-column screen fed `;65535`,
+/// U+FE0F, `CSI d` and two spaces). Like xterm and tmux, we let VS16 change no width: the
+/// character keeps its own width and the selector is dropped.
+fn strip_vs16(carry: &mut Vec<u8>, bytes: &[u8]) -> Vec<u8> {
+    let mut input = core::mem::take(carry);
+    input.extend_from_slice(bytes);
+    let mut out = Vec::with_capacity(input.len());
+    let mut i = 0;
+    while i < input.len() {
+        let rest = &input[i..];
+        if rest.starts_with(VS16) {
+            i += VS16.len();
+        } else if rest.len() < VS16.len() && VS16.starts_with(rest) {
+            carry.extend_from_slice(rest);
+            break;
+        } else {
+            out.push(input[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 fn style_of(cell: &vt100::Cell) -> Style {
