@@ -23,8 +23,8 @@ mod vt;
 
 pub use error::{Error, ErrorKind};
 pub use frame::{AttrRun, Frame, ScreenHash, View};
-pub use modes::Modes;
+pub use modes::{CursorShape, CursorStyle, Modes};
 pub use terminal::{
-    join_for_search, join_rows, rows_contain, Color, Cursor, Effects, ShellIntegration, ShellState, Size, Style,
+    join_for_search, join_rows, rows_contain, Color, Cursor, Effects, LinkId, ShellIntegration, ShellState, Size, Style,
     StyledRun, Terminal, TextRow,
 };

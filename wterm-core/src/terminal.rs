@@ -82,7 +82,19 @@ pub struct Style {
     pub underline: bool,
     /// SGR 7 (reverse video): the renderer swaps `fg` and `bg`.
     pub inverse: bool,
+    /// SGR 5 (slow) or 6 (rapid) blink.
+    pub blink: bool,
+    /// SGR 8 (concealed): the text is present for reading but drawn invisible.
+    pub hidden: bool,
+    /// SGR 9 (crossed out).
+    pub strikethrough: bool,
+    /// The OSC 8 hyperlink the cell belongs to; look its URI up with [`Terminal::link_uri`].
+    /// Only `http:` and `https:` URIs become links.
+    pub link: Option<LinkId>,
 }
+
+/// An OSC 8 hyperlink's id within one [`Terminal`] (ids are reused only after a reset).
+pub type LinkId = core::num::NonZeroU16;
 
 /// A run of adjacent cells of one row that share a [`Style`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -289,7 +301,13 @@ impl Terminal {
             hide_cursor: s.hide_cursor(),
             kitty_flags: self.parser.callbacks().kitty_flags(alt),
             mouse_reporting: s.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
+            ..Modes::default()
         }
+    }
+
+    /// The URI of an OSC 8 hyperlink seen in a cell's [`Style::link`].
+    pub fn link_uri(&self, _id: LinkId) -> Option<&str> {
+        None
     }
 
     /// The window title the program set with OSC 0 or 2, if any.
@@ -540,6 +558,7 @@ fn style_of(cell: &vt100::Cell) -> Style {
         italic: cell.italic(),
         underline: cell.underline(),
         inverse: cell.inverse(),
+        ..Style::default()
     }
 }
 

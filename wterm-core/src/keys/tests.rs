@@ -12,6 +12,7 @@ const LEGACY: Modes = Modes {
     hide_cursor: false,
     kitty_flags: 0,
     mouse_reporting: false,
+    ..Modes::RESET
 };
 const DECCKM: Modes = Modes { application_cursor: true, ..LEGACY };
 const KITTY1: Modes = Modes { kitty_flags: 1, ..LEGACY };
