@@ -1,6 +1,6 @@
 //! Terminal semantics for wterm-rs, held once for the page (`wterm-wasm`) and the relay.
 //!
-//! - [`Terminal`] parses program output (vt100 underneath) into a screen with scrollback,
+//! - [`Terminal`] parses program output (an own screen model over the `vte` parser) into a screen with scrollback,
 //!   cursor, [`Modes`], title, working directory (OSC 7) and shell-integration state (OSC 133);
 //!   [`Terminal::feed`] returns [`Effects`] (query replies to send back, title and bell events)
 //!   for the adapter to act on.
@@ -18,7 +18,10 @@ pub mod keys;
 pub mod limits;
 pub mod modes;
 mod frame;
+mod grid;
+mod screen;
 mod terminal;
+mod unicode;
 mod vt;
 
 pub use error::{Error, ErrorKind};

@@ -35,3 +35,23 @@ pub const KITTY_STACK_DEPTH: usize = 16;
 /// Most rows `Terminal::tail_text` returns, in rows (WebMCP `lines` 1..10000; broker `lines`
 /// 0..10000); larger requests are lowered to this.
 pub const MAX_TAIL_LINES: usize = 10_000;
+
+/// Distinct grapheme clusters (cells holding more than one character, e.g. ZWJ emoji) a terminal
+/// stores, in clusters; past this, a new cluster keeps only its first character.
+pub const MAX_CLUSTERS: usize = 65_536;
+
+/// Longest grapheme cluster kept in one cell, in bytes of UTF-8; characters that would make it
+/// longer are dropped (a ZWJ family emoji is 25 bytes).
+pub const MAX_CLUSTER_BYTES: usize = 64;
+
+/// Distinct OSC 8 hyperlink URIs a terminal stores, in links; past this, new links are shown as
+/// plain text. Reset with the terminal.
+pub const MAX_LINKS: usize = 4096;
+
+/// Longest OSC 8 hyperlink URI kept, in bytes (the spec suggests terminals accept at least
+/// 2083); a longer URI shows its text without a link.
+pub const MAX_LINK_URI_BYTES: usize = 4096;
+
+/// Longest OSC string the parser collects, in bytes; the rest of a longer one is dropped (it
+/// bounds memory against an unterminated OSC).
+pub const MAX_OSC_BYTES: usize = 8192;

@@ -1,13 +1,13 @@
-//! [`Terminal`]: the emulator model. With `vt/`, the only place that names vt100.
+//! [`Terminal`]: the emulator model's public face. The state and its operations live in
+//! `screen.rs`, the parser boundary in `vt/`, cell storage in `grid.rs`.
 
-use core::num::NonZeroU16;
-
+use crate::grid::{Row, WIDE, WIDE_CONT};
 use crate::limits::{
-    DEFAULT_SCROLLBACK_ROWS, MAX_COLS, MAX_ROWS, MAX_SCROLLBACK_ROWS, MAX_TAIL_LINES, MIN_COLS,
-    MIN_ROWS,
+    DEFAULT_SCROLLBACK_ROWS, MAX_COLS, MAX_OSC_BYTES, MAX_ROWS, MAX_SCROLLBACK_ROWS, MAX_TAIL_LINES,
+    MIN_COLS, MIN_ROWS,
 };
-use crate::modes::Modes;
-use crate::vt::callbacks::State;
+use crate::modes::{CursorShape, Modes};
+use crate::screen::{Charset, Screen, MOUSE_MODES};
 
 /// A terminal size in cells. `rows` and `cols` are counts, at least 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -169,26 +169,17 @@ pub struct TextRow {
 /// A terminal emulator: bytes from a program in, screen state out.
 ///
 /// Coordinates are 0-based [`Cursor`]/row indices within the visible screen. The model never
-/// panics on input: sizes are clamped (see [`crate::limits`]), and the parser is guarded against
-/// the inputs known to panic vt100.
+/// panics on input: sizes are clamped (see [`crate::limits`]) and every operation stays inside
+/// the grid.
 pub struct Terminal {
-    parser: vt100::Parser<State>,
-    scrollback_capacity: usize,
-    /// The last byte fed was ESC, so a `c` starting the next chunk completes RIS.
-    pending_esc: bool,
-    /// The start of a UTF-8 encoded U+FE0F held back from the previous chunk (see
-    /// [`strip_vs16`]).
-    vs16_carry: Vec<u8>,
+    parser: vte::Parser<MAX_OSC_BYTES>,
+    screen: Screen,
 }
 
 impl core::fmt::Debug for Terminal {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Terminal").field("size", &self.size()).finish_non_exhaustive()
     }
-}
-
-fn nz(v: u16) -> NonZeroU16 {
-    NonZeroU16::new(v).unwrap_or(NonZeroU16::MIN)
 }
 
 impl Default for Terminal {
@@ -202,17 +193,9 @@ impl Terminal {
     /// `scrollback_rows` rows of history (at most [`MAX_SCROLLBACK_ROWS`]).
     pub fn new(size: Size, scrollback_rows: usize) -> Self {
         let size = size.clamped();
-        let scrollback_capacity = scrollback_rows.min(MAX_SCROLLBACK_ROWS);
         Terminal {
-            parser: vt100::Parser::new_with_callbacks(
-                nz(size.rows),
-                nz(size.cols),
-                scrollback_capacity,
-                State::default(),
-            ),
-            scrollback_capacity,
-            pending_esc: false,
-            vs16_carry: Vec::new(),
+            parser: vte::Parser::<MAX_OSC_BYTES>::new_with_size(),
+            screen: Screen::new(size, scrollback_rows.min(MAX_SCROLLBACK_ROWS)),
         }
     }
 
@@ -220,165 +203,183 @@ impl Terminal {
     /// same size and scrollback capacity, as a freshly made terminal. Used before replaying a
     /// snapshot into a terminal that already shows something.
     pub fn reset(&mut self) {
-        *self = Terminal::new(self.size(), self.scrollback_capacity);
+        *self = Terminal::new(self.size(), self.scrollback_capacity());
     }
 
     /// Parses program output. Any chunking works: a UTF-8 character or an escape sequence split
     /// across calls is completed by the next call. Returns the replies and events it caused.
     pub fn feed(&mut self, bytes: &[u8]) -> Effects {
-        let filtered = strip_vs16(&mut self.vs16_carry, bytes);
-        let bytes = &filtered[..];
-        // vt100 handles RIS (`ESC c`) without telling us, so the state we keep ourselves (title,
-        // cwd, shell integration, kitty flags) is reset here. ESC enters the escape state from
-        // any parser state, so an adjacent `ESC c` is always RIS, even across chunks.
-        let mut start = 0;
-        if self.pending_esc && bytes.first() == Some(&b'c') {
-            self.parser.process(&bytes[..1]);
-            self.parser.callbacks_mut().reset_for_ris();
-            start = 1;
-        }
-        let mut i = start;
-        while let Some(off) = bytes[i..].windows(2).position(|w| w == b"\x1bc") {
-            let end = i + off + 2;
-            self.parser.process(&bytes[start..end]);
-            self.parser.callbacks_mut().reset_for_ris();
-            start = end;
-            i = end;
-        }
-        self.parser.process(&bytes[start..]);
-        if !bytes.is_empty() {
-            self.pending_esc = bytes.last() == Some(&0x1b);
-        }
-        let st = self.parser.callbacks_mut();
+        self.parser.advance(&mut self.screen, bytes);
+        let s = &mut self.screen;
         Effects {
-            replies: core::mem::take(&mut st.replies),
-            title_changed: core::mem::replace(&mut st.title_changed, false),
-            bell: core::mem::replace(&mut st.bell, false),
+            replies: core::mem::take(&mut s.replies),
+            title_changed: core::mem::replace(&mut s.title_changed, false),
+            bell: core::mem::replace(&mut s.bell, false),
         }
     }
 
-    /// Resizes the screen to `size` (clamped, see [`Size::clamped`]). Rows that no longer fit
-    /// at the bottom are dropped and the cursor is kept inside (vt100 does not reflow).
+    /// Resizes the screen to `size` (clamped, see [`Size::clamped`]). Columns are cut or padded
+    /// on the right (no reflow); when rows shrink, blank rows below the cursor go first, then
+    /// rows from the top move into history. The scroll region resets to the whole screen.
     pub fn resize(&mut self, size: Size) {
-        let size = size.clamped();
-        if size != self.size() {
-            self.parser.screen_mut().set_size(nz(size.rows), nz(size.cols));
-        }
+        self.screen.resize(size.clamped());
     }
 
     /// The screen size in cells.
     pub fn size(&self) -> Size {
-        let (rows, cols) = self.parser.screen().size();
-        Size { rows: rows.get(), cols: cols.get() }
+        self.screen.size
     }
 
     /// The most rows of history this terminal keeps.
     pub fn scrollback_capacity(&self) -> usize {
-        self.scrollback_capacity
+        self.screen.history_cap
     }
 
     /// Rows of history currently above the screen (0 on the alternate screen, which has none).
     pub fn scrollback_rows(&self) -> usize {
-        self.parser.screen().scrollback_len()
+        if self.screen.alt_active {
+            0
+        } else {
+            self.screen.history.len()
+        }
     }
 
     /// The cursor within the visible screen.
     pub fn cursor(&self) -> Cursor {
-        let s = self.parser.screen();
-        let (row, col) = s.cursor_position();
-        Cursor { row, col, visible: !s.hide_cursor() }
+        let b = self.screen.buf();
+        Cursor { row: b.row, col: b.col, visible: self.screen.modes.show_cursor }
     }
 
     /// The input-affecting and display modes the program has set.
     pub fn modes(&self) -> Modes {
-        let s = self.parser.screen();
-        let alt = s.alternate_screen();
+        let m = &self.screen.modes;
         Modes {
-            application_cursor: s.application_cursor(),
-            application_keypad: s.application_keypad(),
-            bracketed_paste: s.bracketed_paste(),
-            alternate_screen: alt,
-            hide_cursor: s.hide_cursor(),
-            kitty_flags: self.parser.callbacks().kitty_flags(alt),
-            mouse_reporting: s.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
-            ..Modes::default()
+            application_cursor: m.app_cursor,
+            application_keypad: m.app_keypad,
+            bracketed_paste: m.bracketed_paste,
+            alternate_screen: self.screen.alt_active,
+            hide_cursor: !m.show_cursor,
+            kitty_flags: self.screen.kitty_flags(),
+            mouse_reporting: m.mouse != 0,
+            autowrap: m.autowrap,
+            insert: m.insert,
+            origin: m.origin,
+            synchronized_output: m.sync,
+            cursor_style: m.cursor_style,
         }
     }
 
     /// The URI of an OSC 8 hyperlink seen in a cell's [`Style::link`].
-    pub fn link_uri(&self, _id: LinkId) -> Option<&str> {
-        None
+    pub fn link_uri(&self, id: LinkId) -> Option<&str> {
+        self.screen.link_uri(id)
     }
 
     /// The window title the program set with OSC 0 or 2, if any.
     pub fn title(&self) -> Option<&str> {
-        self.parser.callbacks().title.as_deref()
+        self.screen.title.as_deref()
     }
 
     /// The working directory reported with OSC 7 (`file://host/path`, decoded to the path).
     pub fn cwd(&self) -> Option<&str> {
-        self.parser.callbacks().cwd.as_deref()
+        self.screen.cwd.as_deref()
     }
 
     /// The last OSC 133 shell-integration mark, if the shell sends them.
     pub fn shell_integration(&self) -> Option<ShellIntegration> {
-        self.parser.callbacks().shell
+        self.screen.shell
+    }
+
+    /// The row shown at screen row `row` when the view is scrolled `view_offset` rows up into
+    /// history (clamped to what exists; the alternate screen has no history).
+    fn view_row(&self, view_offset: usize, row: u16) -> Option<&Row> {
+        let s = &self.screen;
+        if s.alt_active {
+            return s.alt.rows.get(usize::from(row));
+        }
+        let h = s.history.len();
+        let idx = h - view_offset.min(h) + usize::from(row);
+        if idx < h {
+            s.history.get(idx)
+        } else {
+            s.main.rows.get(idx - h)
+        }
     }
 
     /// Styled runs of one row of the view scrolled `view_offset` rows up into history (0 = the
     /// live screen; clamped to [`Self::scrollback_rows`]). Rows past the bottom give no runs.
     pub fn row_runs(&mut self, view_offset: usize, row: u16, out: &mut Vec<StyledRun>) {
         out.clear();
-        let screen = self.parser.screen_mut();
-        screen.set_scrollback(view_offset);
-        let cols = screen.size().1.get();
+        let cols = usize::from(self.size().cols);
+        let Some(r) = self.view_row(view_offset, row) else { return };
+        let clusters = &self.screen.clusters;
         let mut cur: Option<StyledRun> = None;
         for col in 0..cols {
-            let Some(cell) = screen.cell(row, col) else { break };
-            if cell.is_wide_continuation() {
+            let cell = r.cells.get(col).copied().unwrap_or(crate::grid::Cell::blank(Style::default()));
+            if cell.flags & WIDE_CONT != 0 {
                 if let Some(run) = cur.as_mut() {
                     run.cols += 1;
                 }
                 continue;
             }
-            let style = style_of(cell);
-            let text = cell.contents();
-            let wide = cell.is_wide();
+            // A wide cell cut by the right edge (history from a wider screen) draws narrow.
+            let wide = cell.flags & WIDE != 0 && col + 1 < cols;
             match cur.as_mut() {
-                Some(run) if run.style == style && !wide && !run.wide => {
-                    push_cell_text(&mut run.text, text);
+                Some(run) if run.style == cell.style && !wide && !run.wide => {
+                    clusters.push_text(cell.content, &mut run.text);
                     run.cols += 1;
                 }
                 _ => {
                     if let Some(run) = cur.take() {
                         out.push(run);
                     }
-                    let mut t = String::new();
-                    push_cell_text(&mut t, text);
-                    cur = Some(StyledRun { text: t, cols: 1, style, wide });
+                    let mut text = String::new();
+                    clusters.push_text(cell.content, &mut text);
+                    cur = Some(StyledRun { text, cols: 1, style: cell.style, wide });
                 }
             }
         }
         if let Some(run) = cur {
             out.push(run);
         }
-        screen.set_scrollback(0);
     }
 
     /// The style and text of the cell at a screen position (0-based), or `None` outside the
-    /// screen or on the second half of a wide character.
+    /// screen or on the second half of a wide character. A blank cell's text is empty.
     pub fn cell(&self, row: u16, col: u16) -> Option<(String, Style)> {
-        let cell = self.parser.screen().cell(row, col)?;
-        if cell.is_wide_continuation() {
+        let cell = *self.screen.buf().rows.get(usize::from(row))?.cells.get(usize::from(col))?;
+        if cell.flags & WIDE_CONT != 0 {
             return None;
         }
-        Some((cell.contents().to_string(), style_of(cell)))
+        let mut text = String::new();
+        if cell.content != u32::from(b' ') {
+            self.screen.clusters.push_text(cell.content, &mut text);
+        }
+        Some((text, cell.style))
+    }
+
+    /// One row as text: wide characters once, blanks as spaces, trailing spaces trimmed unless
+    /// the row soft-wraps (then it keeps the full width).
+    fn text_row(&self, row: &Row) -> TextRow {
+        let cols = usize::from(self.size().cols);
+        let mut text = String::with_capacity(cols);
+        let n = row.cells.len().min(cols);
+        for cell in &row.cells[..n] {
+            if cell.flags & WIDE_CONT == 0 {
+                self.screen.clusters.push_text(cell.content, &mut text);
+            }
+        }
+        if row.wrapped {
+            text.extend(core::iter::repeat_n(' ', cols - n));
+        } else {
+            let trimmed = text.trim_end_matches(' ').len();
+            text.truncate(trimmed);
+        }
+        TextRow { text, wrapped: row.wrapped }
     }
 
     /// The rows of the visible screen as text, top to bottom.
     pub fn screen_rows(&self) -> Vec<TextRow> {
-        let screen = self.parser.screen();
-        visible_text_rows(screen, usize::from(screen.size().0.get()))
+        self.screen.buf().rows.iter().map(|r| self.text_row(r)).collect()
     }
 
     /// The visible screen as plain text: rows joined with `\n`, trailing spaces of each row
@@ -429,19 +430,8 @@ impl Terminal {
     /// The newest `count` rows of history (clamped to what exists), oldest first.
     pub fn history_rows(&mut self, count: usize) -> Vec<TextRow> {
         let count = count.min(self.scrollback_rows());
-        let mut out = Vec::with_capacity(count);
-        let screen = self.parser.screen_mut();
-        let rows = usize::from(screen.size().0.get());
-        // The view can show at most one screen of history at a time, so read it in pages.
-        let mut remaining = count;
-        while remaining > 0 {
-            let page = remaining.min(rows);
-            screen.set_scrollback(remaining);
-            out.extend(visible_text_rows(screen, page));
-            remaining -= page;
-        }
-        screen.set_scrollback(0);
-        out
+        let h = &self.screen.history;
+        h.range(h.len() - count..).map(|r| self.text_row(r)).collect()
     }
 
     /// The number of leading screen rows that hold content: through the cursor row and the last
@@ -452,150 +442,249 @@ impl Terminal {
         last_text.max(cursor).min(rows.len())
     }
 
-    /// Bytes that rebuild this terminal's history, screen, cursor, title and modes when fed to a
-    /// fresh [`Terminal`] of the same size (the relay's snapshot on attach).
-    ///
-    /// On the alternate screen the main screen's contents are not included (vt100 does not
-    /// expose them), so a program that leaves the alternate screen after a re-attach reveals a
-    /// blank main screen; history is kept.
+    /// Bytes that rebuild this terminal when fed to a fresh [`Terminal`] of the same size (the
+    /// relay's snapshot on attach): history, both screens, cursor (with a pending wrap), saved
+    /// cursors, scroll region, tab stops, pen, character sets, modes, cursor style, title,
+    /// working directory, shell-integration mark and kitty flag stacks.
     pub fn snapshot(&mut self) -> Vec<u8> {
-        let mut out = Vec::new();
-        let size = self.size();
-        let history = self.scrollback_rows();
-        let alt = self.parser.screen().alternate_screen();
-        if history > 0 {
-            let screen = self.parser.screen_mut();
-            let rows = usize::from(size.rows);
-            let mut remaining = history;
-            let mut written = 0usize;
-            while remaining > 0 {
-                let page = remaining.min(rows);
-                screen.set_scrollback(remaining);
-                for (i, formatted) in screen.rows_formatted(0, size.cols).take(page).enumerate() {
-                    out.extend_from_slice(b"\x1b[m");
-                    out.extend_from_slice(formatted.as_bytes());
-                    if !screen.row_wrapped(i as u16) {
-                        out.extend_from_slice(b"\r\n");
-                    }
-                    written += 1;
-                }
-                remaining -= page;
+        let s = &self.screen;
+        let cols = s.size.cols;
+        let mut w = SnapshotWriter { out: Vec::new(), style: Style::default(), s };
+        // History then the main screen as lines: the top ones scroll into history.
+        let mut prev_wrapped = None;
+        for row in s.history.iter().chain(s.main.rows.iter()) {
+            if prev_wrapped == Some(false) {
+                w.out.extend_from_slice(b"\r\n");
             }
-            screen.set_scrollback(0);
-            // Push whatever history is still on the screen up into scrollback.
-            let on_screen = written.min(usize::from(size.rows) - 1);
-            out.extend_from_slice(format!("\x1b[m\x1b[{};1H", size.rows).as_bytes());
-            out.extend(core::iter::repeat_n(b'\n', on_screen));
-            out.extend_from_slice(b"\x1b[H\x1b[2J");
+            w.row(row, cols, true);
+            prev_wrapped = Some(row.wrapped);
         }
-        let screen = self.parser.screen();
-        if alt {
-            out.extend_from_slice(b"\x1b[?1049h");
+        w.out.extend_from_slice(b"\x1b[0m");
+        w.style = Style::default();
+        w.buffer_state(&s.main);
+        if s.alt_active {
+            w.out.extend_from_slice(b"\x1b[?47h");
+            for (i, row) in s.alt.rows.iter().enumerate() {
+                if i == 0 || !s.alt.rows[i - 1].wrapped {
+                    w.out.extend_from_slice(format!("\x1b[{};1H", i + 1).as_bytes());
+                }
+                w.row(row, cols, i + 1 < s.alt.rows.len());
+            }
+            w.out.extend_from_slice(b"\x1b[0m");
+            w.style = Style::default();
+            w.buffer_state(&s.alt);
         }
-        out.extend_from_slice(screen.contents_formatted().as_bytes());
-        out.extend_from_slice(screen.input_mode_formatted().as_bytes());
-        let st = self.parser.callbacks();
-        if let Some(title) = &st.title {
-            out.extend_from_slice(b"\x1b]2;");
-            out.extend_from_slice(title.as_bytes());
-            out.extend_from_slice(b"\x07");
+        w.global_state();
+        w.out
+    }
+}
+
+/// Writes [`Terminal::snapshot`]'s bytes.
+struct SnapshotWriter<'a> {
+    out: Vec<u8>,
+    /// The style the receiving terminal's pen has now.
+    style: Style,
+    s: &'a Screen,
+}
+
+impl SnapshotWriter<'_> {
+    /// SGR (and OSC 8) that turn the receiver's pen into `style`.
+    fn set_style(&mut self, style: Style) {
+        if style == self.style {
+            return;
         }
-        for (i, stack) in st.kitty.iter().enumerate() {
-            if stack.is_empty() {
+        if style.link != self.style.link {
+            let uri = style.link.and_then(|id| self.s.link_uri(id)).unwrap_or("");
+            self.out.extend_from_slice(format!("\x1b]8;;{uri}\x1b\\").as_bytes());
+        }
+        let mut sgr = String::from("\x1b[0");
+        let flags = [
+            (style.bold, "1"),
+            (style.dim, "2"),
+            (style.italic, "3"),
+            (style.underline, "4"),
+            (style.blink, "5"),
+            (style.inverse, "7"),
+            (style.hidden, "8"),
+            (style.strikethrough, "9"),
+        ];
+        for (on, code) in flags {
+            if on {
+                sgr.push(';');
+                sgr.push_str(code);
+            }
+        }
+        for (color, base) in [(style.fg, 38), (style.bg, 48)] {
+            match color {
+                Color::Default => {}
+                Color::Indexed(i) => sgr.push_str(&format!(";{base};5;{i}")),
+                Color::Rgb(r, g, b) => sgr.push_str(&format!(";{base};2;{r};{g};{b}")),
+            }
+        }
+        sgr.push('m');
+        self.out.extend_from_slice(sgr.as_bytes());
+        self.style = style;
+    }
+
+    /// A row's cells: through the last non-default cell, or every column when the row wraps
+    /// (so the next row's first character wraps onto it) and `may_wrap`.
+    fn row(&mut self, row: &Row, cols: u16, may_wrap: bool) {
+        let cols = usize::from(cols);
+        let n = if row.wrapped && may_wrap { cols } else { row.used_len().min(cols) };
+        let blank = crate::grid::Cell::blank(Style::default());
+        for i in 0..n {
+            let cell = row.cells.get(i).copied().unwrap_or(blank);
+            if cell.flags & WIDE_CONT != 0 {
                 continue;
             }
-            let switch = (i == 1) != alt;
-            if switch {
-                out.extend_from_slice(if alt { b"\x1b[?47l" } else { b"\x1b[?47h" });
+            if cell.flags & WIDE != 0 && i + 1 >= cols {
+                self.set_style(Style::default());
+                self.out.push(b' ');
+                continue;
             }
-            for flags in stack {
-                out.extend_from_slice(format!("\x1b[>{flags}u").as_bytes());
+            self.set_style(cell.style);
+            let mut text = String::new();
+            self.s.clusters.push_text(cell.content, &mut text);
+            self.out.extend_from_slice(text.as_bytes());
+        }
+    }
+
+    fn charsets(&mut self, charsets: &[Charset; 4], gl: usize) {
+        for (i, c) in charsets.iter().enumerate() {
+            let f = if *c == Charset::DecGraphics { '0' } else { 'B' };
+            self.out.extend_from_slice(format!("\x1b{}{f}", ['(', ')', '*', '+'][i]).as_bytes());
+        }
+        self.out.push(if gl == 1 { 0x0e } else { 0x0f });
+    }
+
+    /// The saved cursor and kitty stack of the screen being written.
+    fn buffer_state(&mut self, b: &crate::screen::Buffer) {
+        for flags in &b.kitty {
+            self.out.extend_from_slice(format!("\x1b[>{flags}u").as_bytes());
+        }
+        if let Some(sc) = b.saved {
+            self.out.extend_from_slice(format!("\x1b[{};{}H", sc.row + 1, sc.col + 1).as_bytes());
+            self.set_style(sc.pen);
+            self.charsets(&sc.charsets, sc.gl);
+            if sc.origin {
+                // DECSC keeps DECOM; set it only around the save (DECOM homes the cursor).
+                self.out.extend_from_slice(
+                    format!("\x1b[?6h\x1b[{};{}H\x1b7\x1b[?6l", sc.row + 1, sc.col + 1).as_bytes(),
+                );
+            } else {
+                self.out.extend_from_slice(b"\x1b7");
             }
-            if switch {
-                out.extend_from_slice(if alt { b"\x1b[?47h" } else { b"\x1b[?47l" });
+            self.charsets(&[Charset::Ascii; 4], 0);
+            self.set_style(Style::default());
+        }
+    }
+
+    /// Tab stops, margins, modes, cursor, pen, character sets, title, cwd, shell mark.
+    fn global_state(&mut self) {
+        let s = self.s;
+        let (rows, cols) = (s.size.rows, s.size.cols);
+        let m = &s.modes;
+        let default_tabs = s.tabs.iter().enumerate().all(|(c, &t)| t == (c > 0 && c % 8 == 0));
+        if !default_tabs {
+            self.out.extend_from_slice(b"\x1b[3g");
+            for (c, _) in s.tabs.iter().enumerate().filter(|(_, &t)| t) {
+                self.out.extend_from_slice(format!("\x1b[1;{}H\x1bH", c + 1).as_bytes());
             }
         }
-        out
-    }
-}
-
-/// UTF-8 of U+FE0F VARIATION SELECTOR-16 (emoji presentation).
-const VS16: &[u8] = "\u{fe0f}".as_bytes();
-
-/// Removes U+FE0F from program output before vt100 sees it, keeping a partial encoding at the
-/// end of `bytes` in `carry` for the next call.
-///
-/// vt100 0.18 widens a narrow cell when VS16 follows its character, and panics when that cell is
-/// in the last column (found by the no-panic property test: a 2-column screen fed `;65535`,
-/// U+FE0F, `CSI d` and two spaces). Like xterm and tmux, we let VS16 change no width: the
-/// character keeps its own width and the selector is dropped.
-fn strip_vs16(carry: &mut Vec<u8>, bytes: &[u8]) -> Vec<u8> {
-    let mut input = core::mem::take(carry);
-    input.extend_from_slice(bytes);
-    let mut out = Vec::with_capacity(input.len());
-    let mut i = 0;
-    while i < input.len() {
-        let rest = &input[i..];
-        if rest.starts_with(VS16) {
-            i += VS16.len();
-        } else if rest.len() < VS16.len() && VS16.starts_with(rest) {
-            carry.extend_from_slice(rest);
-            break;
+        if s.top != 0 || s.bottom != rows - 1 {
+            self.out.extend_from_slice(format!("\x1b[{};{}r", s.top + 1, s.bottom + 1).as_bytes());
+        }
+        let b = s.buf();
+        // The cursor, re-printing the last column's cell when a wrap is pending.
+        let row_base = if m.origin { s.top } else { 0 };
+        if m.origin {
+            self.out.extend_from_slice(b"\x1b[?6h");
+        }
+        let r = b.row.saturating_sub(row_base) + 1;
+        if b.pending_wrap && m.autowrap {
+            let cells = &b.rows[usize::from(b.row)].cells;
+            let last = usize::from(cols) - 1;
+            let at = if cells[last].flags & WIDE_CONT != 0 && last > 0 { last - 1 } else { last };
+            self.out.extend_from_slice(format!("\x1b[{r};{}H", at + 1).as_bytes());
+            self.set_style(cells[at].style);
+            let mut text = String::new();
+            s.clusters.push_text(cells[at].content, &mut text);
+            self.out.extend_from_slice(text.as_bytes());
         } else {
-            out.push(input[i]);
-            i += 1;
+            self.out.extend_from_slice(format!("\x1b[{r};{}H", b.col + 1).as_bytes());
+        }
+        self.set_style(s.pen);
+        self.charsets(&s.charsets, s.gl);
+        let mut modes = Vec::new();
+        for (on, n) in [
+            (m.app_cursor, 1),
+            (!m.autowrap, 7),
+            (!m.show_cursor, 25),
+            (m.focus_events, 1004),
+            (m.mouse_encoding & 1 != 0, 1005),
+            (m.mouse_encoding & 2 != 0, 1006),
+            (m.mouse_encoding & 4 != 0, 1015),
+            (m.bracketed_paste, 2004),
+            (m.sync, 2026),
+        ] {
+            if on {
+                modes.push(n);
+            }
+        }
+        for (i, n) in MOUSE_MODES.iter().enumerate() {
+            if m.mouse & (1 << i) != 0 {
+                modes.push(*n);
+            }
+        }
+        for n in modes {
+            let hl = if n == 7 || n == 25 { 'l' } else { 'h' };
+            self.out.extend_from_slice(format!("\x1b[?{n}{hl}").as_bytes());
+        }
+        if m.insert {
+            self.out.extend_from_slice(b"\x1b[4h");
+        }
+        if m.newline {
+            self.out.extend_from_slice(b"\x1b[20h");
+        }
+        if m.app_keypad {
+            self.out.extend_from_slice(b"\x1b=");
+        }
+        let cs = m.cursor_style;
+        if cs != crate::modes::CursorStyle::default() {
+            let n = match cs.shape {
+                CursorShape::Block => 1,
+                CursorShape::Underline => 3,
+                CursorShape::Bar => 5,
+            } + u8::from(!cs.blink);
+            self.out.extend_from_slice(format!("\x1b[{n} q").as_bytes());
+        }
+        if let Some(title) = &s.title {
+            self.out.extend_from_slice(format!("\x1b]2;{title}\x07").as_bytes());
+        }
+        if let Some(cwd) = &s.cwd {
+            let mut enc = String::new();
+            for b in cwd.bytes() {
+                if b.is_ascii_graphic() && b != b'%' {
+                    enc.push(b as char);
+                } else {
+                    enc.push_str(&format!("%{b:02X}"));
+                }
+            }
+            self.out.extend_from_slice(format!("\x1b]7;file://localhost{enc}\x07").as_bytes());
+        }
+        if let Some(sh) = s.shell {
+            let mark = match sh.state {
+                ShellState::Prompt => "A".to_string(),
+                ShellState::Input => "B".to_string(),
+                ShellState::Running => "C".to_string(),
+                ShellState::Done => match sh.exit_code {
+                    Some(c) => format!("D;{c}"),
+                    None => "D".to_string(),
+                },
+            };
+            self.out.extend_from_slice(format!("\x1b]133;{mark}\x07").as_bytes());
         }
     }
-    out
-}
-
-fn style_of(cell: &vt100::Cell) -> Style {
-    Style {
-        fg: color_of(cell.fgcolor()),
-        bg: color_of(cell.bgcolor()),
-        bold: cell.bold(),
-        dim: cell.dim(),
-        italic: cell.italic(),
-        underline: cell.underline(),
-        inverse: cell.inverse(),
-        ..Style::default()
-    }
-}
-
-fn color_of(c: vt100::Color) -> Color {
-    match c {
-        vt100::Color::Default => Color::Default,
-        vt100::Color::Idx(i) => Color::Indexed(i),
-        vt100::Color::Rgb(r, g, b) => Color::Rgb(r, g, b),
-    }
-}
-
-fn push_cell_text(out: &mut String, text: &str) {
-    if text.is_empty() {
-        out.push(' ');
-    } else {
-        out.push_str(text);
-    }
-}
-
-/// The first `count` rows of the screen's current view as text, in one pass over the grid
-/// (reading cell by cell walks the row list once per cell). Wide characters appear once; blank
-/// cells are spaces; a row that does not wrap has its trailing spaces trimmed.
-fn visible_text_rows(screen: &vt100::Screen, count: usize) -> Vec<TextRow> {
-    let cols = screen.size().1.get();
-    screen
-        .rows(0, cols)
-        .take(count)
-        .enumerate()
-        .map(|(r, mut text)| {
-            let wrapped = screen.row_wrapped(r as u16);
-            if !wrapped {
-                let trimmed = text.trim_end_matches(' ').len();
-                text.truncate(trimmed);
-            }
-            TextRow { text, wrapped }
-        })
-        .collect()
 }
 
 /// Rows joined with `\n`, each with trailing spaces trimmed: the text a reader gets.

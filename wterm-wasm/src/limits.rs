@@ -44,3 +44,9 @@ pub(crate) const CHECK_COST_FACTOR: f64 = 3.0;
 /// Delay of a wait check after output while the page is hidden (`document.hidden`), in
 /// milliseconds (spec): hidden pages get no animation frames, so a timer stands in for one.
 pub(crate) const HIDDEN_CHECK_MS: u32 = 20;
+
+/// Longest the renderer waits for a program to end synchronized output (mode 2026), in
+/// milliseconds; after it the screen is drawn anyway, so a program that never resets the mode
+/// cannot freeze the display (contour's spec leaves the timeout to the terminal; xterm.js and
+/// kitty use about a second).
+pub const SYNC_OUTPUT_TIMEOUT_MS: f64 = 1000.0;

@@ -5,7 +5,7 @@
 
 use wasm_bindgen::JsValue;
 use web_sys::{Document, Element, HtmlElement};
-use wterm_core::{Color, Style, StyledRun, Terminal};
+use wterm_core::{Color, CursorShape, Style, StyledRun, Terminal};
 
 use crate::dom::set_var;
 
@@ -51,7 +51,8 @@ struct CursorView {
     /// Reversed colors of the cell under the cursor: its foreground is the block's background.
     fg: String,
     bg: String,
-    class: &'static str,
+    /// Attribute classes of the cell, then the shape and blink classes (DECSCUSR).
+    class: String,
 }
 
 impl Renderer {
@@ -87,7 +88,8 @@ impl Renderer {
             }
             self.html.clear();
             for run in &self.runs {
-                push_run(&mut self.html, run);
+                let link = run.style.link.and_then(|id| term.link_uri(id));
+                push_run(&mut self.html, run, link);
             }
             row.el.set_inner_html(&self.html);
             // Keep what was drawn; the old vector becomes the next row's scratch buffer.
@@ -121,6 +123,17 @@ impl Renderer {
         // The cell after a wide character is its continuation, for which `cell` gives `None`.
         let wide = col + 1 < size.cols && term.cell(cursor.row, col + 1).is_none();
         let (fg, bg) = colors(&style);
+        let mut class = String::from("wterm-cursor");
+        push_classes(&mut class, &style);
+        let cs = term.modes().cursor_style;
+        match cs.shape {
+            CursorShape::Block => {}
+            CursorShape::Bar => class.push_str(" wterm-bar"),
+            CursorShape::Underline => class.push_str(" wterm-ul"),
+        }
+        if cs.blink {
+            class.push_str(" wterm-k");
+        }
         let view = CursorView {
             row,
             col,
@@ -129,7 +142,7 @@ impl Renderer {
             text,
             fg: bg.unwrap_or_else(|| "var(--wterm-bg)".into()),
             bg: fg.unwrap_or_else(|| "var(--wterm-fg)".into()),
-            class: class_of(&style),
+            class,
         };
         if self.cursor.as_ref() == Some(&view) {
             return;
@@ -142,12 +155,8 @@ impl Renderer {
         let _ = style.set_property("display", if view.shown { "block" } else { "none" });
         let _ = style.set_property("color", &view.fg);
         let _ = style.set_property("background", &view.bg);
-        let class = if view.class.is_empty() {
-            "wterm-cursor".to_string()
-        } else {
-            format!("wterm-cursor {}", view.class)
-        };
-        el.set_class_name(&class);
+        let _ = style.set_property("--wterm-cc", &view.bg);
+        el.set_class_name(&view.class);
         el.set_text_content(Some(&view.text));
         self.cursor = Some(view);
     }
@@ -208,27 +217,37 @@ fn colors(style: &Style) -> (Option<String>, Option<String>) {
     (fg, bg)
 }
 
-/// The classes for bold, italic and underline.
-fn class_of(style: &Style) -> &'static str {
-    match (style.bold, style.italic, style.underline) {
-        (false, false, false) => "",
-        (true, false, false) => "wterm-b",
-        (false, true, false) => "wterm-i",
-        (false, false, true) => "wterm-u",
-        (true, true, false) => "wterm-b wterm-i",
-        (true, false, true) => "wterm-b wterm-u",
-        (false, true, true) => "wterm-i wterm-u",
-        (true, true, true) => "wterm-b wterm-i wterm-u",
+/// Appends the attribute classes of `style`, each after a space: bold, italic, underline,
+/// strikethrough (SGR 9), concealed (SGR 8), blink (SGR 5/6).
+fn push_classes(out: &mut String, style: &Style) {
+    for (on, class) in [
+        (style.bold, " wterm-b"),
+        (style.italic, " wterm-i"),
+        (style.underline, " wterm-u"),
+        (style.strikethrough, " wterm-s"),
+        (style.hidden, " wterm-h"),
+        (style.blink, " wterm-k"),
+    ] {
+        if on {
+            out.push_str(class);
+        }
     }
 }
 
-/// Appends one run as `<span style="--n:COLS;...">TEXT</span>`.
-fn push_run(out: &mut String, run: &StyledRun) {
+/// Appends one run as `<span style="--n:COLS;...">TEXT</span>`, inside an `a.wterm-a` when
+/// it belongs to an OSC 8 hyperlink (the core only keeps `http:`/`https:` URIs).
+fn push_run(out: &mut String, run: &StyledRun, link: Option<&str>) {
     use std::fmt::Write as _;
-    let class = class_of(&run.style);
+    if let Some(uri) = link {
+        out.push_str("<a class=\"wterm-a\" target=\"_blank\" rel=\"noopener noreferrer\" href=\"");
+        push_escaped(out, uri);
+        out.push_str("\">");
+    }
     out.push_str("<span");
+    let mut class = String::new();
+    push_classes(&mut class, &run.style);
     if !class.is_empty() {
-        let _ = write!(out, " class=\"{class}\"");
+        let _ = write!(out, " class=\"{}\"", &class[1..]);
     }
     let _ = write!(out, " style=\"--n:{}", run.cols);
     let (fg, bg) = colors(&run.style);
@@ -241,6 +260,9 @@ fn push_run(out: &mut String, run: &StyledRun) {
     out.push_str("\">");
     push_cells(out, run);
     out.push_str("</span>");
+    if link.is_some() {
+        out.push_str("</a>");
+    }
 }
 
 /// Appends the text of a run, escaped. A wide run (one character covering two columns, as the
@@ -262,6 +284,7 @@ fn push_escaped(out: &mut String, text: &str) {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
             c => out.push(c),
         }
     }
@@ -329,14 +352,32 @@ mod tests {
     #[test]
     fn wide_runs_are_boxed() {
         let mut s = String::new();
-        push_run(&mut s, &run("a<", 2, false));
-        push_run(&mut s, &run("中", 2, true));
-        push_run(&mut s, &run("\u{2764}\u{FE0F}", 2, true));
+        push_run(&mut s, &run("a<", 2, false), None);
+        push_run(&mut s, &run("中", 2, true), None);
+        push_run(&mut s, &run("\u{2764}\u{FE0F}", 2, true), None);
         assert_eq!(
             s,
             "<span style=\"--n:2\">a&lt;</span>\
              <span style=\"--n:2\"><span class=\"wterm-w\">中</span></span>\
              <span style=\"--n:2\"><span class=\"wterm-w\">\u{2764}\u{FE0F}</span></span>"
+        );
+    }
+
+    #[test]
+    fn links_strikethrough_and_concealed_text() {
+        let mut s = String::new();
+        let mut r = run("go", 2, false);
+        r.style.strikethrough = true;
+        r.style.underline = true;
+        push_run(&mut s, &r, Some("https://x.test/?a=\"1\"&b"));
+        r.style = Style { hidden: true, ..Style::default() };
+        push_run(&mut s, &r, None);
+        assert_eq!(
+            s,
+            "<a class=\"wterm-a\" target=\"_blank\" rel=\"noopener noreferrer\" \
+             href=\"https://x.test/?a=&quot;1&quot;&amp;b\">\
+             <span class=\"wterm-u wterm-s\" style=\"--n:2\">go</span></a>\
+             <span class=\"wterm-h\" style=\"--n:2\">go</span>"
         );
     }
 }

@@ -15,6 +15,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{FocusOptions, HtmlElement, ResizeObserver};
 use wterm_core::{Size, Terminal};
 
+use crate::limits::SYNC_OUTPUT_TIMEOUT_MS;
 use crate::js::{bytes_to_string, size_object, Callbacks, Outbox, WebMcpConfig};
 use crate::view::Dom;
 use crate::webmcp;
@@ -58,6 +59,8 @@ pub(crate) struct Inner {
     pub(crate) dom: Option<Dom>,
     /// WebMCP calls in progress for this terminal, and its id in the page registry.
     pub(crate) mcp: webmcp::Calls,
+    /// When synchronized output (mode 2026) was first seen held (`performance.now()` ms).
+    sync_since: Option<f64>,
 }
 
 impl Inner {
@@ -88,6 +91,7 @@ impl Inner {
             lifecycle: Lifecycle::New,
             dom: None,
             mcp: webmcp::Calls::new(),
+            sync_since: None,
         }
     }
 
@@ -158,7 +162,22 @@ impl Inner {
 
     /// Draws one frame (the animation-frame callback), then answers the WebMCP waits that the
     /// output drawn may have satisfied.
+    ///
+    /// While the program holds synchronized output (mode 2026) the screen is mid-update, so
+    /// nothing is drawn until it ends or [`SYNC_OUTPUT_TIMEOUT_MS`] passes; another frame is
+    /// asked for meanwhile.
     fn frame(&mut self) {
+        if self.term.modes().synchronized_output {
+            let now = crate::dom::now_ms();
+            let since = *self.sync_since.get_or_insert(now);
+            if now - since < SYNC_OUTPUT_TIMEOUT_MS {
+                self.schedule_frame();
+                webmcp::run_due_check(self);
+                return;
+            }
+        } else {
+            self.sync_since = None;
+        }
         if let Some(dom) = self.dom.as_mut() {
             dom.render(&mut self.term, &mut self.view_offset);
         }

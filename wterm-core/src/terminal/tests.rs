@@ -313,36 +313,41 @@ fn ris_resets_what_we_track_even_split_across_chunks() {
 
 
 #[test]
-fn vs16_in_the_last_column_does_not_panic() {
-    // Minimal input the no-panic property test found (vt100 0.18 panics in text_cleanup).
+fn vs16_in_the_last_column_stays_narrow() {
+    // Minimal input the no-panic property test found against vt100 0.18 (it panicked widening
+    // the last column's cell); kept as a regression test for the own model.
     let mut t = term(3, 2);
     t.feed(";65535\u{fe0f}\x1b[".as_bytes());
     t.feed(b"\x1b[d");
     t.feed(b"  ");
-    // The same at 80 columns, and with the selector split across chunks.
+    // At 80 columns with the selector split across chunks: the keycap base `5` in the last
+    // column cannot widen, so it keeps one cell and the selector joins it.
     let mut line = "x".repeat(79).into_bytes();
     line.push(b'5');
-    let mut t = term(3, 80);
-    t.feed(&line);
-    t.feed("\u{fe0f}\x1b[d  ".as_bytes());
     let mut t = term(3, 80);
     t.feed(&line);
     t.feed(&[0xef]);
     t.feed(&[0xb8]);
     t.feed(&[0x8f]);
+    let want = format!("{}5\u{fe0f}", "x".repeat(79));
+    assert_eq!(t.screen_rows()[0].text, want);
+    assert_eq!((t.cursor().row, t.cursor().col), (0, 79));
     t.feed(b"\x1b[d  ");
-    assert_eq!(t.screen_rows()[0].text, String::from_utf8(line).unwrap());
+    assert_eq!(t.screen_rows()[0].text, format!("{} ", "x".repeat(79)));
 }
 
 #[test]
-fn vs16_is_dropped_and_split_encodings_are_completed() {
+fn vs16_widens_an_emoji_capable_character_across_chunks() {
     let mut t = term(2, 10);
     t.feed("a\u{2764}".as_bytes());
+    assert_eq!(t.cursor().col, 2);
     t.feed(&[0xef, 0xb8]);
     t.feed(&[0x8f, b'b']);
-    assert_eq!(t.screen_text(), "a\u{2764}b");
-    // A held-back prefix that turns out not to be VS16 is passed on.
+    assert_eq!(t.screen_text(), "a\u{2764}\u{fe0f}b");
+    assert_eq!(t.cursor().col, 4);
+    // A split encoding of another character is completed too.
     t.feed(&[0xef]);
     t.feed(&[0xbc, 0x81]); // U+FF01 FULLWIDTH EXCLAMATION MARK = EF BC 81
     assert!(t.screen_text().ends_with('\u{ff01}'), "{:?}", t.screen_text());
+    assert_eq!(t.cursor().col, 6);
 }

@@ -1,5 +1,5 @@
-//! Private: everything that names vt100 besides `terminal.rs`. The callbacks here add what vt100
-//! does not do itself: replies to queries, OSC 7 and 133, kitty keyboard flags, title and bell.
+//! Private: the parser boundary. `perform.rs` maps vte's raw actions onto named
+//! [`crate::screen::Screen`] operations and query replies; `osc.rs` decodes OSC payloads.
 
-pub(crate) mod callbacks;
 pub(crate) mod osc;
+pub(crate) mod perform;

@@ -1,0 +1,990 @@
+//! [`Screen`]: the terminal's state and the named operations escape sequences map onto
+//! (`vt/perform.rs` does the mapping). Coordinates are 0-based; rows index the visible screen.
+//!
+//! Behaviour follows xterm (ctlseqs) and ECMA-48; where they leave a choice, the comment says
+//! which terminal we follow.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::grid::{Cell, Clusters, Row, WIDE, WIDE_CONT};
+use crate::limits::{KITTY_STACK_DEPTH, MAX_LINKS, MAX_LINK_URI_BYTES, MAX_TITLE_BYTES};
+use crate::modes::{CursorShape, CursorStyle};
+use crate::terminal::{LinkId, ShellIntegration, Size, Style};
+use crate::unicode;
+
+/// A character set designated into G0–G3 (`ESC ( F` and friends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Charset {
+    #[default]
+    Ascii,
+    /// DEC Special Graphics (`ESC ( 0`): `q` draws `─`, `x` `│`, and so on (VT100 manual, table
+    /// 3-9).
+    DecGraphics,
+}
+
+impl Charset {
+    #[inline]
+    fn map(self, c: char) -> char {
+        match self {
+            Charset::Ascii => c,
+            Charset::DecGraphics => unicode::dec_graphics(c),
+        }
+    }
+}
+
+/// Mouse tracking and encoding modes, as DEC private mode numbers.
+pub(crate) const MOUSE_MODES: [u16; 4] = [9, 1000, 1002, 1003];
+
+/// What DECSC (`ESC 7`) saves and DECRC restores (VT510 manual, DECSC).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SavedCursor {
+    pub row: u16,
+    pub col: u16,
+    pub pending_wrap: bool,
+    pub pen: Style,
+    pub origin: bool,
+    pub charsets: [Charset; 4],
+    pub gl: usize,
+}
+
+/// One of the two screens (main, alternate): rows, cursor, saved cursor, kitty flag stack.
+#[derive(Debug, Clone)]
+pub(crate) struct Buffer {
+    pub rows: VecDeque<Row>,
+    pub row: u16,
+    pub col: u16,
+    /// The cursor is at the last column and the next printed character wraps first (xterm's
+    /// "pending wrap"/VT100 "last column flag").
+    pub pending_wrap: bool,
+    pub saved: Option<SavedCursor>,
+    /// Kitty keyboard flag stack (kitty spec: separate stacks per screen); top is last.
+    pub kitty: Vec<u8>,
+}
+
+impl Buffer {
+    fn new(size: Size) -> Buffer {
+        Buffer {
+            rows: (0..size.rows).map(|_| Row::new(size.cols, Style::default())).collect(),
+            row: 0,
+            col: 0,
+            pending_wrap: false,
+            saved: None,
+            kitty: Vec::new(),
+        }
+    }
+}
+
+/// Modes kept as flags; [`crate::Modes`] is the public view.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ModeState {
+    pub app_cursor: bool,
+    pub app_keypad: bool,
+    pub bracketed_paste: bool,
+    pub show_cursor: bool,
+    pub autowrap: bool,
+    pub insert: bool,
+    pub origin: bool,
+    /// LNM (`CSI 20 h`): LF, VT and FF also return the carriage.
+    pub newline: bool,
+    pub sync: bool,
+    pub focus_events: bool,
+    /// One bit per entry of [`MOUSE_MODES`].
+    pub mouse: u8,
+    /// Mouse encodings 1005, 1006, 1015 as bits 0, 1, 2.
+    pub mouse_encoding: u8,
+    pub cursor_style: CursorStyle,
+}
+
+impl Default for ModeState {
+    fn default() -> Self {
+        ModeState {
+            app_cursor: false,
+            app_keypad: false,
+            bracketed_paste: false,
+            show_cursor: true,
+            autowrap: true,
+            insert: false,
+            origin: false,
+            newline: false,
+            sync: false,
+            focus_events: false,
+            mouse: 0,
+            mouse_encoding: 0,
+            cursor_style: CursorStyle::default(),
+        }
+    }
+}
+
+/// The whole emulator state.
+#[derive(Debug, Clone)]
+pub(crate) struct Screen {
+    pub size: Size,
+    pub main: Buffer,
+    pub alt: Buffer,
+    pub alt_active: bool,
+    /// Rows scrolled off the top of the main screen, oldest first.
+    pub history: VecDeque<Row>,
+    pub history_cap: usize,
+    /// The SGR state new characters are drawn with (and the OSC 8 link).
+    pub pen: Style,
+    /// Scroll region, inclusive rows (DECSTBM).
+    pub top: u16,
+    pub bottom: u16,
+    pub tabs: Vec<bool>,
+    pub charsets: [Charset; 4],
+    /// Which of G0–G3 is invoked into GL (SI → 0, SO → 1).
+    pub gl: usize,
+    pub modes: ModeState,
+    pub clusters: Clusters,
+    pub links: Vec<Box<str>>,
+    link_index: HashMap<Box<str>, LinkId>,
+    /// The cell the last character was printed into, while nothing else happened since: a
+    /// combining mark or joiner that follows extends it.
+    pub last_print: Option<(u16, u16)>,
+    /// The last printed graphic character and its width, for REP.
+    pub last_char: Option<(u32, u8)>,
+    pub title: Option<String>,
+    pub cwd: Option<String>,
+    pub shell: Option<ShellIntegration>,
+    pub replies: Vec<u8>,
+    pub title_changed: bool,
+    pub bell: bool,
+}
+
+/// Blanks a wide character whose halves lie on both sides of the boundary before `col`.
+#[inline]
+fn split_wide(cells: &mut [Cell], col: usize) {
+    if col > 0 && col < cells.len() && cells[col].flags & WIDE_CONT != 0 {
+        cells[col - 1] = Cell::blank(cells[col - 1].style);
+        cells[col] = Cell::blank(cells[col].style);
+    }
+}
+
+fn default_tabs(cols: u16) -> Vec<bool> {
+    (0..cols).map(|c| c > 0 && c % 8 == 0).collect()
+}
+
+impl Screen {
+    pub fn new(size: Size, history_cap: usize) -> Screen {
+        Screen {
+            size,
+            main: Buffer::new(size),
+            alt: Buffer::new(size),
+            alt_active: false,
+            history: VecDeque::new(),
+            history_cap,
+            pen: Style::default(),
+            top: 0,
+            bottom: size.rows - 1,
+            tabs: default_tabs(size.cols),
+            charsets: [Charset::Ascii; 4],
+            gl: 0,
+            modes: ModeState::default(),
+            clusters: Clusters::default(),
+            links: Vec::new(),
+            link_index: HashMap::new(),
+            last_print: None,
+            last_char: None,
+            title: None,
+            cwd: None,
+            shell: None,
+            replies: Vec::new(),
+            title_changed: false,
+            bell: false,
+        }
+    }
+
+    #[inline]
+    pub fn buf(&self) -> &Buffer {
+        if self.alt_active {
+            &self.alt
+        } else {
+            &self.main
+        }
+    }
+
+    #[inline]
+    pub fn buf_mut(&mut self) -> &mut Buffer {
+        if self.alt_active {
+            &mut self.alt
+        } else {
+            &mut self.main
+        }
+    }
+
+    /// The style erased and scrolled-in cells get: the pen's background only (xterm BCE).
+    #[inline]
+    fn erase_style(&self) -> Style {
+        Style { bg: self.pen.bg, ..Style::default() }
+    }
+
+    // ---- printing ----
+
+    /// Prints one character at the cursor: DEC graphics mapping, grapheme joining, wide cells,
+    /// autowrap (DECAWM), insert mode (IRM).
+    #[inline]
+    pub fn print(&mut self, c: char) {
+        let c = self.charsets[self.gl].map(c);
+        if (c as u32) < 0x7f {
+            self.put(c as u32, 1);
+            return;
+        }
+        if let Some(at) = self.last_print {
+            if self.join(at, c) {
+                return;
+            }
+        }
+        match unicode::width(c) {
+            0 => {} // a mark with nothing to join is dropped, as xterm does
+            w => self.put(c as u32, w),
+        }
+    }
+
+    /// Extends the cell at `at` with `c` when `c` continues its grapheme cluster; widens it to
+    /// two columns for VS16 after an emoji-capable narrow character and for a flag.
+    fn join(&mut self, at: (u16, u16), c: char) -> bool {
+        let (row, col) = at;
+        let cols = self.size.cols;
+        let Some(cell) = self.buf().rows.get(usize::from(row)).and_then(|r| r.cells.get(usize::from(col))).copied()
+        else {
+            return false;
+        };
+        let mut text = String::new();
+        self.clusters.push_text(cell.content, &mut text);
+        if !unicode::continues_cluster(&text, c) {
+            return false;
+        }
+        let widen = cell.flags & WIDE == 0 && unicode::widens(&text, c);
+        let autowrap = self.modes.autowrap;
+        text.push(c);
+        let Some(content) = self.clusters.intern(&text) else { return true };
+        let buf = self.buf_mut();
+        buf.rows[usize::from(row)].cells[usize::from(col)].content = content;
+        if widen && col + 1 < cols && !buf.pending_wrap {
+            let r = &mut buf.rows[usize::from(row)];
+            // The neighbour's own wide pair must not be left half.
+            if r.cells[usize::from(col) + 1].flags & WIDE != 0 && usize::from(col) + 2 < r.cells.len() {
+                r.cells[usize::from(col) + 2] = Cell::blank(r.cells[usize::from(col) + 2].style);
+            }
+            r.cells[usize::from(col)].flags |= WIDE;
+            r.cells[usize::from(col) + 1] = Cell { content: b' ' as u32, style: cell.style, flags: WIDE_CONT };
+            if buf.row == row && buf.col == col + 1 {
+                if col + 2 >= cols {
+                    buf.col = cols - 1;
+                    buf.pending_wrap = autowrap;
+                } else {
+                    buf.col = col + 2;
+                }
+            }
+            self.last_char = Some((content, 2));
+        } else if self.last_char.is_some() {
+            self.last_char = Some((content, if cell.flags & WIDE != 0 { 2 } else { 1 }));
+        }
+        true
+    }
+
+    /// Writes `content` of `width` columns (1 or 2) at the cursor and advances it.
+    pub fn put(&mut self, content: u32, width: u8) {
+        let cols = self.size.cols;
+        let autowrap = self.modes.autowrap;
+        let insert = self.modes.insert;
+        let pen = self.pen;
+        if self.buf().pending_wrap && autowrap {
+            let row = self.buf().row;
+            self.buf_mut().rows[usize::from(row)].wrapped = true;
+            self.buf_mut().col = 0;
+            self.index();
+        }
+        if width == 2 && self.buf().col + 1 >= cols {
+            if !autowrap || cols < 2 {
+                return;
+            }
+            // No room for both halves: the last cell stays blank and the character wraps.
+            let (row, col) = (self.buf().row, self.buf().col);
+            let style = self.erase_style();
+            self.fix_wide(row, col, col + 1);
+            let buf = self.buf_mut();
+            buf.rows[usize::from(row)].cells[usize::from(col)] = Cell::blank(style);
+            buf.rows[usize::from(row)].wrapped = true;
+            buf.col = 0;
+            self.index();
+        }
+        let (row, col) = (self.buf().row, self.buf().col);
+        let w = u16::from(width);
+        if insert {
+            self.insert_blanks(row, col, w);
+        }
+        self.fix_wide(row, col, col + w);
+        let buf = if self.alt_active { &mut self.alt } else { &mut self.main };
+        let cells = &mut buf.rows[usize::from(row)].cells;
+        let c = usize::from(col);
+        if width == 2 {
+            cells[c] = Cell { content, style: pen, flags: WIDE };
+            cells[c + 1] = Cell { content: b' ' as u32, style: pen, flags: WIDE_CONT };
+        } else {
+            cells[c] = Cell { content, style: pen, flags: 0 };
+        }
+        self.last_print = Some((row, col));
+        self.last_char = Some((content, width));
+        let next = col + w;
+        if next >= cols {
+            buf.col = cols - 1;
+            buf.pending_wrap = autowrap;
+        } else {
+            buf.col = next;
+            buf.pending_wrap = false;
+        }
+    }
+
+    /// Before cells `from..to` of `row` are overwritten, blanks both halves of any wide
+    /// character that straddles either edge.
+    fn fix_wide(&mut self, row: u16, from: u16, to: u16) {
+        let cells = &mut self.buf_mut().rows[usize::from(row)].cells;
+        split_wide(cells, usize::from(from));
+        split_wide(cells, usize::from(to));
+    }
+
+    /// REP (`CSI Ps b`): prints the last graphic character `n` more times.
+    pub fn repeat(&mut self, n: u16) {
+        if let Some((content, width)) = self.last_char {
+            for _ in 0..n {
+                self.put(content, width);
+            }
+        }
+    }
+
+    // ---- cursor ----
+
+    /// Moves the cursor to a screen position, clamped; clears the pending wrap.
+    pub fn set_cursor(&mut self, row: u16, col: u16) {
+        let (rows, cols) = (self.size.rows, self.size.cols);
+        let buf = self.buf_mut();
+        buf.row = row.min(rows - 1);
+        buf.col = col.min(cols - 1);
+        buf.pending_wrap = false;
+    }
+
+    /// CUP/HVP: 0-based `row`, `col`, relative to the scroll region under DECOM.
+    pub fn goto(&mut self, row: u16, col: u16) {
+        if self.modes.origin {
+            let row = self.top.saturating_add(row).min(self.bottom);
+            self.set_cursor(row, col);
+        } else {
+            self.set_cursor(row, col);
+        }
+    }
+
+    /// VPA: row only.
+    pub fn goto_row(&mut self, row: u16) {
+        let col = self.buf().col;
+        self.goto(row, col);
+    }
+
+    /// CHA/HPA: column only.
+    pub fn goto_col(&mut self, col: u16) {
+        let row = self.buf().row;
+        self.set_cursor(row, col);
+    }
+
+    /// CUU: up `n`, stopping at the top margin when starting inside the region.
+    pub fn up(&mut self, n: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        let limit = if row >= self.top { self.top } else { 0 };
+        self.set_cursor(row.saturating_sub(n).max(limit), col);
+    }
+
+    /// CUD: down `n`, stopping at the bottom margin when starting inside the region.
+    pub fn down(&mut self, n: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        let limit = if row <= self.bottom { self.bottom } else { self.size.rows - 1 };
+        self.set_cursor(row.saturating_add(n).min(limit), col);
+    }
+
+    /// CUF.
+    pub fn forward(&mut self, n: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        self.set_cursor(row, col.saturating_add(n));
+    }
+
+    /// CUB (and BS for `n` = 1): a pending wrap is cleared first, so BS after the last column
+    /// lands on the column before it (xterm).
+    pub fn backward(&mut self, n: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        self.set_cursor(row, col.saturating_sub(n));
+    }
+
+    pub fn carriage_return(&mut self) {
+        let buf = self.buf_mut();
+        buf.col = 0;
+        buf.pending_wrap = false;
+    }
+
+    /// LF, VT, FF: index, plus carriage return under LNM.
+    pub fn linefeed(&mut self) {
+        if self.modes.newline {
+            self.carriage_return();
+        }
+        self.index();
+    }
+
+    /// IND: down one row, scrolling the region when at its bottom margin.
+    pub fn index(&mut self) {
+        let buf = self.buf_mut();
+        buf.pending_wrap = false;
+        let row = buf.row;
+        if row == self.bottom {
+            self.scroll_up(1);
+        } else if row + 1 < self.size.rows {
+            self.buf_mut().row = row + 1;
+        }
+    }
+
+    /// RI: up one row, scrolling the region down when at its top margin.
+    pub fn reverse_index(&mut self) {
+        let buf = self.buf_mut();
+        buf.pending_wrap = false;
+        let row = buf.row;
+        if row == self.top {
+            self.scroll_down(1);
+        } else if row > 0 {
+            self.buf_mut().row = row - 1;
+        }
+    }
+
+    /// HT / CHT: to the `n`-th next tab stop, or the last column.
+    pub fn tab_forward(&mut self, n: u16) {
+        let cols = self.size.cols;
+        let (row, mut col) = (self.buf().row, self.buf().col);
+        for _ in 0..n {
+            col += 1;
+            while col < cols - 1 && !self.tabs[usize::from(col)] {
+                col += 1;
+            }
+            if col >= cols - 1 {
+                col = cols - 1;
+                break;
+            }
+        }
+        // xterm keeps a pending wrap across HT; we clear it like a cursor move (tmux does too).
+        self.set_cursor(row, col);
+    }
+
+    /// CBT: to the `n`-th previous tab stop, or column 0.
+    pub fn tab_backward(&mut self, n: u16) {
+        let (row, mut col) = (self.buf().row, self.buf().col);
+        for _ in 0..n {
+            if col == 0 {
+                break;
+            }
+            col -= 1;
+            while col > 0 && !self.tabs[usize::from(col)] {
+                col -= 1;
+            }
+        }
+        self.set_cursor(row, col);
+    }
+
+    /// HTS: a tab stop at the cursor column.
+    pub fn set_tab(&mut self) {
+        let col = usize::from(self.buf().col);
+        if let Some(t) = self.tabs.get_mut(col) {
+            *t = true;
+        }
+    }
+
+    /// TBC: 0 clears the stop at the cursor, 3 every stop.
+    pub fn clear_tabs(&mut self, mode: u16) {
+        match mode {
+            0 => {
+                let col = usize::from(self.buf().col);
+                if let Some(t) = self.tabs.get_mut(col) {
+                    *t = false;
+                }
+            }
+            3 => self.tabs.iter_mut().for_each(|t| *t = false),
+            _ => {}
+        }
+    }
+
+    // ---- scrolling ----
+
+    /// Keeps `row`'s text in history (main screen only), reusing the oldest history row's
+    /// allocation once history is full.
+    fn push_history(&mut self, row: &Row) {
+        if self.history_cap == 0 {
+            return;
+        }
+        let used = row.used_len();
+        let mut h = if self.history.len() >= self.history_cap {
+            self.history.pop_front().unwrap_or(Row { cells: Vec::new(), wrapped: false })
+        } else {
+            Row { cells: Vec::with_capacity(used), wrapped: false }
+        };
+        h.cells.clear();
+        h.cells.extend_from_slice(&row.cells[..used]);
+        h.wrapped = row.wrapped;
+        if h.cells.capacity() > 4 * used + 16 {
+            h.cells.shrink_to_fit();
+        }
+        self.history.push_back(h);
+    }
+
+    /// SU and scrolling at the bottom margin: the region's rows move up `n`; rows leaving the
+    /// top of a region that starts at the screen's top go to history (main screen, as xterm).
+    pub fn scroll_up(&mut self, n: u16) {
+        let (top, bottom) = (self.top, self.bottom);
+        let n = n.min(bottom - top + 1);
+        let style = self.erase_style();
+        let cols = self.size.cols;
+        let full = top == 0 && bottom == self.size.rows - 1;
+        let keep = top == 0 && !self.alt_active;
+        for _ in 0..n {
+            let mut row = if full {
+                self.buf_mut().rows.pop_front()
+            } else {
+                self.buf_mut().rows.remove(usize::from(top))
+            }
+            .unwrap_or_else(|| Row::new(cols, style));
+            if keep {
+                self.push_history(&row);
+            }
+            row.reset(cols, style);
+            if full {
+                self.buf_mut().rows.push_back(row);
+            } else {
+                self.buf_mut().rows.insert(usize::from(bottom), row);
+            }
+        }
+        self.last_print = None;
+    }
+
+    /// SD and RI at the top margin: the region's rows move down `n`; blank rows enter at the top.
+    pub fn scroll_down(&mut self, n: u16) {
+        let (top, bottom) = (self.top, self.bottom);
+        let n = n.min(bottom - top + 1);
+        let style = self.erase_style();
+        let cols = self.size.cols;
+        for _ in 0..n {
+            let buf = self.buf_mut();
+            let mut row = buf.rows.remove(usize::from(bottom)).unwrap_or_else(|| Row::new(cols, style));
+            row.reset(cols, style);
+            buf.rows.insert(usize::from(top), row);
+        }
+        self.last_print = None;
+    }
+
+    /// DECSTBM: 0-based inclusive margins (already defaulted); an invalid region is ignored.
+    /// The cursor goes home (to the region's top under DECOM).
+    pub fn set_scroll_region(&mut self, top: u16, bottom: u16) {
+        let bottom = bottom.min(self.size.rows - 1);
+        if top >= bottom {
+            return;
+        }
+        self.top = top;
+        self.bottom = bottom;
+        self.goto(0, 0);
+    }
+
+    /// IL: `n` blank rows at the cursor row, pushing rows below down within the region.
+    pub fn insert_lines(&mut self, n: u16) {
+        let row = self.buf().row;
+        if row < self.top || row > self.bottom {
+            return;
+        }
+        let saved = self.top;
+        self.top = row;
+        self.scroll_down(n);
+        self.top = saved;
+        self.carriage_return();
+    }
+
+    /// DL: removes `n` rows at the cursor row, pulling rows below up within the region.
+    pub fn delete_lines(&mut self, n: u16) {
+        let row = self.buf().row;
+        if row < self.top || row > self.bottom {
+            return;
+        }
+        let (top, bottom) = (self.top, self.bottom);
+        let n = n.min(bottom - row + 1);
+        let style = self.erase_style();
+        let cols = self.size.cols;
+        for _ in 0..n {
+            let buf = self.buf_mut();
+            let mut r = buf.rows.remove(usize::from(row)).unwrap_or_else(|| Row::new(cols, style));
+            r.reset(cols, style);
+            buf.rows.insert(usize::from(bottom), r);
+        }
+        let _ = top;
+        self.carriage_return();
+    }
+
+    // ---- erasing and editing within a row ----
+
+    /// Blanks cells `from..to` of `row` in the erase style.
+    fn erase_cells(&mut self, row: u16, from: u16, to: u16) {
+        let to = to.min(self.size.cols);
+        if from >= to {
+            return;
+        }
+        self.fix_wide(row, from, to);
+        let style = self.erase_style();
+        let cols = self.size.cols;
+        let r = &mut self.buf_mut().rows[usize::from(row)];
+        r.cells[usize::from(from)..usize::from(to)].fill(Cell::blank(style));
+        if to == cols {
+            r.wrapped = false;
+        }
+    }
+
+    /// EL: 0 cursor to end, 1 start to cursor, 2 whole row.
+    pub fn erase_in_line(&mut self, mode: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        let cols = self.size.cols;
+        match mode {
+            0 => self.erase_cells(row, col, cols),
+            1 => self.erase_cells(row, 0, col + 1),
+            2 => self.erase_cells(row, 0, cols),
+            _ => return,
+        }
+        self.buf_mut().pending_wrap = false;
+    }
+
+    /// ED: 0 cursor to end, 1 start to cursor, 2 whole screen, 3 history (xterm).
+    pub fn erase_in_display(&mut self, mode: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        let (rows, cols) = (self.size.rows, self.size.cols);
+        match mode {
+            0 => {
+                self.erase_cells(row, col, cols);
+                for r in row + 1..rows {
+                    self.erase_cells(r, 0, cols);
+                }
+            }
+            1 => {
+                for r in 0..row {
+                    self.erase_cells(r, 0, cols);
+                }
+                self.erase_cells(row, 0, col + 1);
+            }
+            2 => {
+                for r in 0..rows {
+                    self.erase_cells(r, 0, cols);
+                }
+            }
+            3 => self.history.clear(),
+            _ => return,
+        }
+        self.buf_mut().pending_wrap = false;
+    }
+
+    /// ECH: blanks `n` cells from the cursor without moving it.
+    pub fn erase_chars(&mut self, n: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        self.erase_cells(row, col, col.saturating_add(n));
+        self.buf_mut().pending_wrap = false;
+    }
+
+    /// Shifts cells from `col` right by `n` within `row`; cells pushed past the edge are lost.
+    fn insert_blanks(&mut self, row: u16, col: u16, n: u16) {
+        let cols = usize::from(self.size.cols);
+        let (c, n) = (usize::from(col), usize::from(n).min(cols - usize::from(col)));
+        self.fix_wide(row, col, col);
+        let style = self.erase_style();
+        let cells = &mut self.buf_mut().rows[usize::from(row)].cells;
+        // The pair cut by the right edge goes blank.
+        split_wide(cells, cols - n);
+        cells[c..].rotate_right(n);
+        cells[c..c + n].fill(Cell::blank(style));
+    }
+
+    /// ICH: `n` blanks at the cursor.
+    pub fn insert_chars(&mut self, n: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        self.insert_blanks(row, col, n);
+        self.buf_mut().pending_wrap = false;
+    }
+
+    /// DCH: removes `n` cells at the cursor; blanks enter at the right edge.
+    pub fn delete_chars(&mut self, n: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        let cols = usize::from(self.size.cols);
+        let c = usize::from(col);
+        let n = usize::from(n).min(cols - c);
+        self.fix_wide(row, col, (c + n) as u16);
+        let style = self.erase_style();
+        let cells = &mut self.buf_mut().rows[usize::from(row)].cells;
+        cells[c..].rotate_left(n);
+        cells[cols - n..].fill(Cell::blank(style));
+        self.buf_mut().pending_wrap = false;
+    }
+
+    /// DECALN: fills the screen with `E`, resets margins, cursor home.
+    pub fn alignment_test(&mut self) {
+        let cols = self.size.cols;
+        for r in self.buf_mut().rows.iter_mut() {
+            r.reset(cols, Style::default());
+            r.cells.fill(Cell { content: u32::from(b'E'), style: Style::default(), flags: 0 });
+        }
+        self.top = 0;
+        self.bottom = self.size.rows - 1;
+        self.set_cursor(0, 0);
+    }
+
+    // ---- cursor save/restore, screens ----
+
+    /// DECSC.
+    pub fn save_cursor(&mut self) {
+        let saved = SavedCursor {
+            row: self.buf().row,
+            col: self.buf().col,
+            pending_wrap: self.buf().pending_wrap,
+            pen: self.pen,
+            origin: self.modes.origin,
+            charsets: self.charsets,
+            gl: self.gl,
+        };
+        self.buf_mut().saved = Some(saved);
+    }
+
+    /// DECRC: without a saved state, the cursor goes home and attributes reset (VT510).
+    pub fn restore_cursor(&mut self) {
+        let s = self.buf().saved.unwrap_or(SavedCursor {
+            row: 0,
+            col: 0,
+            pending_wrap: false,
+            pen: Style::default(),
+            origin: false,
+            charsets: [Charset::Ascii; 4],
+            gl: 0,
+        });
+        self.pen = s.pen;
+        self.modes.origin = s.origin;
+        self.charsets = s.charsets;
+        self.gl = s.gl;
+        self.set_cursor(s.row, s.col);
+        self.buf_mut().pending_wrap = s.pending_wrap && s.col == self.size.cols - 1;
+    }
+
+    /// Switches to the alternate screen (47, 1047, 1049); `clear` erases it first.
+    pub fn enter_alt(&mut self, clear: bool) {
+        if !self.alt_active {
+            let (row, col) = (self.main.row, self.main.col);
+            self.alt_active = true;
+            self.alt.row = row;
+            self.alt.col = col;
+            self.alt.pending_wrap = false;
+        }
+        if clear {
+            let (cols, style) = (self.size.cols, self.erase_style());
+            for r in self.alt.rows.iter_mut() {
+                r.reset(cols, style);
+            }
+        }
+        self.last_print = None;
+    }
+
+    /// Back to the main screen; `clear` erases the alternate screen on the way (1047).
+    pub fn leave_alt(&mut self, clear: bool) {
+        if self.alt_active {
+            if clear {
+                let cols = self.size.cols;
+                for r in self.alt.rows.iter_mut() {
+                    r.reset(cols, Style::default());
+                }
+            }
+            self.alt_active = false;
+        }
+        self.last_print = None;
+    }
+
+    // ---- resets ----
+
+    /// DECSTR (`CSI ! p`), soft reset: modes and margins to defaults, the screen is kept.
+    pub fn soft_reset(&mut self) {
+        let style = self.modes.cursor_style;
+        self.modes = ModeState { cursor_style: style, ..ModeState::default() };
+        self.top = 0;
+        self.bottom = self.size.rows - 1;
+        self.pen = Style::default();
+        self.charsets = [Charset::Ascii; 4];
+        self.gl = 0;
+        self.main.saved = None;
+        self.alt.saved = None;
+    }
+
+    /// RIS (`ESC c`): everything back to power-on state except history, which xterm and tmux
+    /// keep; the title, working directory, shell-integration state and kitty flags go.
+    pub fn full_reset(&mut self) {
+        let mut fresh = Screen::new(self.size, self.history_cap);
+        fresh.history = core::mem::take(&mut self.history);
+        fresh.replies = core::mem::take(&mut self.replies);
+        fresh.bell = self.bell;
+        fresh.title_changed = self.title_changed || self.title.is_some();
+        // Links in history stay resolvable.
+        fresh.links = core::mem::take(&mut self.links);
+        fresh.link_index = core::mem::take(&mut self.link_index);
+        fresh.clusters = core::mem::take(&mut self.clusters);
+        *self = fresh;
+    }
+
+    // ---- resize ----
+
+    /// Resizes both screens. Columns are cut or padded on the right (no reflow, as xterm);
+    /// when rows shrink, blank rows below the cursor go first, then rows from the top go to
+    /// history (main screen), so the cursor's row stays visible. Growing adds rows at the bottom.
+    pub fn resize(&mut self, size: Size) {
+        if size == self.size {
+            return;
+        }
+        let old = self.size;
+        for alt in [false, true] {
+            let mut lost_top = Vec::new();
+            {
+                let buf = if alt { &mut self.alt } else { &mut self.main };
+                for r in buf.rows.iter_mut() {
+                    r.cells.resize(usize::from(size.cols), Cell::blank(Style::default()));
+                    if let Some(last) = r.cells.last_mut() {
+                        if last.flags & WIDE != 0 {
+                            *last = Cell::blank(last.style);
+                        }
+                    }
+                    if size.cols != old.cols {
+                        r.wrapped = false;
+                    }
+                }
+                while buf.rows.len() > usize::from(size.rows) {
+                    let last = buf.rows.len() - 1;
+                    if usize::from(buf.row) < last && buf.rows[last].used_len() == 0 {
+                        buf.rows.pop_back();
+                    } else {
+                        if let Some(r) = buf.rows.pop_front() {
+                            lost_top.push(r);
+                        }
+                        buf.row = buf.row.saturating_sub(1);
+                        if let Some(s) = buf.saved.as_mut() {
+                            s.row = s.row.saturating_sub(1);
+                        }
+                    }
+                }
+                while buf.rows.len() < usize::from(size.rows) {
+                    buf.rows.push_back(Row::new(size.cols, Style::default()));
+                }
+                buf.row = buf.row.min(size.rows - 1);
+                buf.col = buf.col.min(size.cols - 1);
+                buf.pending_wrap = false;
+                if let Some(s) = buf.saved.as_mut() {
+                    s.row = s.row.min(size.rows - 1);
+                    s.col = s.col.min(size.cols - 1);
+                }
+            }
+            if !alt {
+                for r in lost_top {
+                    self.push_history(&r);
+                }
+            }
+        }
+        self.size = size;
+        let mut tabs = default_tabs(size.cols);
+        let keep = usize::from(old.cols.min(size.cols));
+        tabs[..keep].copy_from_slice(&self.tabs[..keep]);
+        self.tabs = tabs;
+        self.top = 0;
+        self.bottom = size.rows - 1;
+        self.last_print = None;
+    }
+
+    // ---- OSC state ----
+
+    /// OSC 0/2: a title over [`MAX_TITLE_BYTES`] is cut at a character boundary; empty clears.
+    pub fn set_title(&mut self, title: &[u8]) {
+        let mut t = String::from_utf8_lossy(title).into_owned();
+        if t.len() > MAX_TITLE_BYTES {
+            let mut cut = MAX_TITLE_BYTES;
+            while !t.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            t.truncate(cut);
+        }
+        self.title = if t.is_empty() { None } else { Some(t) };
+        self.title_changed = true;
+    }
+
+    /// OSC 8: starts a hyperlink for following text, or ends it (`uri` empty). Only `http:` and
+    /// `https:` URIs become links, so a program cannot make the page open `javascript:` or
+    /// `file:` URIs; others, and those over [`MAX_LINK_URI_BYTES`], show as plain text.
+    pub fn set_link(&mut self, uri: &[u8]) {
+        self.pen.link = None;
+        if uri.is_empty() || uri.len() > MAX_LINK_URI_BYTES {
+            return;
+        }
+        let Ok(uri) = core::str::from_utf8(uri) else { return };
+        let lower = uri.get(..8).unwrap_or(uri).to_ascii_lowercase();
+        if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+            return;
+        }
+        if let Some(&id) = self.link_index.get(uri) {
+            self.pen.link = Some(id);
+            return;
+        }
+        if self.links.len() >= MAX_LINKS {
+            return;
+        }
+        self.links.push(uri.into());
+        if let Some(id) = LinkId::new(self.links.len() as u16) {
+            self.link_index.insert(uri.into(), id);
+            self.pen.link = Some(id);
+        }
+    }
+
+    pub fn link_uri(&self, id: LinkId) -> Option<&str> {
+        self.links.get(usize::from(id.get()) - 1).map(|s| &**s)
+    }
+
+    // ---- kitty keyboard flags ----
+
+    pub fn kitty_flags(&self) -> u8 {
+        self.buf().kitty.last().copied().unwrap_or(0)
+    }
+
+    pub fn kitty_push(&mut self, flags: u8) {
+        let stack = &mut self.buf_mut().kitty;
+        if stack.len() >= KITTY_STACK_DEPTH {
+            stack.remove(0);
+        }
+        stack.push(flags);
+    }
+
+    pub fn kitty_pop(&mut self, n: usize) {
+        let stack = &mut self.buf_mut().kitty;
+        let keep = stack.len().saturating_sub(n);
+        stack.truncate(keep);
+    }
+
+    pub fn kitty_set(&mut self, flags: u8, mode: u16) {
+        let stack = &mut self.buf_mut().kitty;
+        let cur = stack.last().copied().unwrap_or(0);
+        let new = match mode {
+            2 => cur | flags,
+            3 => cur & !flags,
+            _ => flags,
+        };
+        match stack.last_mut() {
+            Some(top) => *top = new,
+            None => stack.push(new),
+        }
+    }
+
+    /// DECSCUSR `Ps`: 0/1 blinking block, 2 steady block, 3/4 underline, 5/6 bar.
+    pub fn set_cursor_style(&mut self, ps: u16) {
+        let (shape, blink) = match ps {
+            0 | 1 => (CursorShape::Block, true),
+            2 => (CursorShape::Block, false),
+            3 => (CursorShape::Underline, true),
+            4 => (CursorShape::Underline, false),
+            5 => (CursorShape::Bar, true),
+            6 => (CursorShape::Bar, false),
+            _ => return,
+        };
+        self.modes.cursor_style = CursorStyle { shape, blink };
+    }
+}

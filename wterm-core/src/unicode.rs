@@ -1,0 +1,92 @@
+//! Character widths, the grapheme-cluster rules cells follow, and the DEC Special Graphics set.
+//!
+//! Cells hold extended grapheme clusters as modern terminals (kitty, WezTerm, Ghostty) draw
+//! them: combining marks and other zero-width characters join their base; an emoji ZWJ sequence,
+//! an emoji with a skin-tone modifier, and a regional-indicator pair (a flag) are one cell two
+//! columns wide; U+FE0F (VS16, emoji presentation) widens a narrow emoji-capable character to
+//! two columns (Unicode UTS #51). This is a subset of UAX #29 that covers what programs print;
+//! Hangul jamo sequences and Indic conjuncts are not joined.
+
+use unicode_width::UnicodeWidthChar;
+
+const ZWJ: char = '\u{200d}';
+const VS16: char = '\u{fe0f}';
+
+/// Columns a character takes on its own: 0 (combining, format characters), 1, or 2 (East Asian
+/// wide and fullwidth, emoji presentation), per Unicode's East Asian Width as the
+/// `unicode-width` crate implements it.
+#[inline]
+pub(crate) fn width(c: char) -> u8 {
+    c.width().unwrap_or(0) as u8
+}
+
+fn is_regional_indicator(c: char) -> bool {
+    ('\u{1f1e6}'..='\u{1f1ff}').contains(&c)
+}
+
+fn is_emoji_modifier(c: char) -> bool {
+    ('\u{1f3fb}'..='\u{1f3ff}').contains(&c)
+}
+
+/// Whether `c` continues the grapheme cluster `cluster` (the text of the cell printed last).
+pub(crate) fn continues_cluster(cluster: &str, c: char) -> bool {
+    let mut rev = cluster.chars().rev();
+    let Some(last) = rev.next() else { return false };
+    if width(c) == 0 || last == ZWJ {
+        return true;
+    }
+    if is_emoji_modifier(c) {
+        return (last as u32) >= 0x2600;
+    }
+    if is_regional_indicator(c) {
+        // Pairs only: a third indicator starts a new flag.
+        return is_regional_indicator(last) && rev.next().is_none();
+    }
+    false
+}
+
+/// Whether adding `c` to the one-column `cluster` makes it two columns wide: VS16 after an
+/// emoji-capable character (anything outside ASCII, and the keycap bases `#`, `*`, `0`–`9`), or
+/// the second regional indicator of a flag.
+pub(crate) fn widens(cluster: &str, c: char) -> bool {
+    let mut chars = cluster.chars();
+    let (Some(base), None) = (chars.next(), chars.next()) else { return false };
+    match c {
+        VS16 => !base.is_ascii() || base.is_ascii_digit() || base == '#' || base == '*',
+        _ => is_regional_indicator(c) && is_regional_indicator(base),
+    }
+}
+
+/// DEC Special Graphics (VT100 User Guide, table 3-9): `_` through `~` become line-drawing and
+/// symbol characters; everything else is unchanged.
+pub(crate) fn dec_graphics(c: char) -> char {
+    const TABLE: [char; 32] = [
+        ' ', '◆', '▒', '␉', '␌', '␍', '␊', '°', '±', '␤', '␋', '┘', '┐', '┌', '└', '┼', '⎺', '⎻', '─',
+        '⎼', '⎽', '├', '┤', '┴', '┬', '│', '≤', '≥', 'π', '≠', '£', '·',
+    ];
+    match c {
+        '_'..='~' => TABLE[c as usize - '_' as usize],
+        _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_rules() {
+        assert!(continues_cluster("e", '\u{301}'));
+        assert!(continues_cluster("👩\u{200d}", '💻'));
+        assert!(!continues_cluster("👩", '💻'));
+        assert!(continues_cluster("👍", '\u{1f3fd}'));
+        assert!(!continues_cluster("a", '\u{1f3fd}'));
+        assert!(continues_cluster("🇫", '🇷'));
+        assert!(!continues_cluster("🇫🇷", '🇩'));
+        assert!(widens("❤", VS16) && widens("1", VS16) && !widens("a", VS16));
+        assert!(widens("🇫", '🇷'));
+        assert_eq!(dec_graphics('q'), '─');
+        assert_eq!(dec_graphics('x'), '│');
+        assert_eq!(dec_graphics('A'), 'A');
+    }
+}

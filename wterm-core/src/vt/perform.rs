@@ -1,0 +1,410 @@
+//! The parser boundary: vte's raw actions (print, execute, CSI/ESC/OSC dispatch) turned into
+//! [`Screen`] operations and replies. Sequence names and numbers are those of ECMA-48 and
+//! xterm's ctlseqs; unknown sequences are ignored, as xterm does.
+
+use vte::{Params, Perform};
+
+use crate::screen::{Charset, Screen, MOUSE_MODES};
+use crate::terminal::{Color, Style};
+use crate::vt::osc;
+
+/// Reply to primary device attributes (`CSI c`): VT220 (62) with ANSI color (22).
+pub(crate) const DA1_REPLY: &[u8] = b"\x1b[?62;22c";
+/// Reply to secondary device attributes (`CSI > c`): type 0, firmware 10, ROM 1.
+pub(crate) const DA2_REPLY: &[u8] = b"\x1b[>0;10;1c";
+
+/// The `i`-th parameter (no subparameters), `default` when absent or 0 (ECMA-48 5.4.2: a
+/// parameter of 0 means the default for most controls).
+fn arg(params: &Params, i: usize, default: u16) -> u16 {
+    match params.iter().nth(i).and_then(|p| p.first()) {
+        Some(&0) | None => default,
+        Some(&n) => n,
+    }
+}
+
+/// The `i`-th parameter as given (0 when absent): for selectors such as ED's where 0 is a value.
+fn raw(params: &Params, i: usize) -> u16 {
+    params.iter().nth(i).and_then(|p| p.first()).copied().unwrap_or(0)
+}
+
+/// Kitty flags occupy five bits (1 disambiguate, 2 event types, 4 alternate keys, 8 all keys as
+/// escape codes, 16 associated text); other bits are dropped.
+fn kitty_flags_value(p: u16) -> u8 {
+    (p & 0x1f) as u8
+}
+
+impl Perform for Screen {
+    #[inline]
+    fn print(&mut self, c: char) {
+        Screen::print(self, c);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        self.last_print = None;
+        match byte {
+            0x07 => self.bell = true,
+            0x08 => self.backward(1),
+            0x09 => self.tab_forward(1),
+            0x0a..=0x0c => self.linefeed(),
+            0x0d => self.carriage_return(),
+            0x0e => self.gl = 1,
+            0x0f => self.gl = 0,
+            // C1 controls arriving as UTF-8 (U+0084 etc.) act like their ESC forms.
+            0x84 => self.index(),
+            0x85 => {
+                self.carriage_return();
+                self.index();
+            }
+            0x88 => self.set_tab(),
+            0x8d => self.reverse_index(),
+            _ => {}
+        }
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        self.last_print = None;
+        if ignore {
+            return;
+        }
+        let rows = self.size.rows;
+        match (intermediates, action) {
+            ([], '@') => self.insert_chars(arg(params, 0, 1)),
+            ([], 'A') => self.up(arg(params, 0, 1)),
+            ([], 'B') | ([], 'e') => self.down(arg(params, 0, 1)),
+            ([], 'C') | ([], 'a') => self.forward(arg(params, 0, 1)),
+            ([], 'D') => self.backward(arg(params, 0, 1)),
+            ([], 'E') => {
+                self.down(arg(params, 0, 1));
+                self.carriage_return();
+            }
+            ([], 'F') => {
+                self.up(arg(params, 0, 1));
+                self.carriage_return();
+            }
+            ([], 'G') | ([], '`') => self.goto_col(arg(params, 0, 1) - 1),
+            ([], 'H') | ([], 'f') => self.goto(arg(params, 0, 1) - 1, arg(params, 1, 1) - 1),
+            ([], 'I') => self.tab_forward(arg(params, 0, 1)),
+            ([], 'J') | ([b'?'], 'J') => self.erase_in_display(raw(params, 0)),
+            ([], 'K') | ([b'?'], 'K') => self.erase_in_line(raw(params, 0)),
+            ([], 'L') => self.insert_lines(arg(params, 0, 1)),
+            ([], 'M') => self.delete_lines(arg(params, 0, 1)),
+            ([], 'P') => self.delete_chars(arg(params, 0, 1)),
+            ([], 'S') => self.scroll_up(arg(params, 0, 1)),
+            // `CSI Ps ; Ps ; … T` with several parameters is xterm's mouse highlight; only SD here.
+            ([], 'T') if params.len() <= 1 => self.scroll_down(arg(params, 0, 1)),
+            ([], 'X') => self.erase_chars(arg(params, 0, 1)),
+            ([], 'Z') => self.tab_backward(arg(params, 0, 1)),
+            ([], 'b') => self.repeat(arg(params, 0, 1)),
+            ([], 'c') if raw(params, 0) == 0 => self.replies.extend_from_slice(DA1_REPLY),
+            ([], 'd') => self.goto_row(arg(params, 0, 1) - 1),
+            ([], 'g') => self.clear_tabs(raw(params, 0)),
+            ([], 'h') => params.iter().for_each(|p| self.set_ansi_mode(p[0], true)),
+            ([], 'l') => params.iter().for_each(|p| self.set_ansi_mode(p[0], false)),
+            ([b'?'], 'h') => params.iter().for_each(|p| self.set_private_mode(p[0], true)),
+            ([b'?'], 'l') => params.iter().for_each(|p| self.set_private_mode(p[0], false)),
+            ([], 'm') => self.sgr(params),
+            ([], 'n') => match raw(params, 0) {
+                5 => self.replies.extend_from_slice(b"\x1b[0n"),
+                6 => self.report_cursor(false),
+                _ => {}
+            },
+            ([b'?'], 'n') if raw(params, 0) == 6 => self.report_cursor(true),
+            ([], 'r') => {
+                let top = arg(params, 0, 1) - 1;
+                let bottom = arg(params, 1, rows) - 1;
+                self.set_scroll_region(top, bottom);
+            }
+            ([], 's') if params.is_empty() => self.save_cursor(),
+            ([], 'u') if params.is_empty() => self.restore_cursor(),
+            ([b'>'], 'c') if raw(params, 0) == 0 => self.replies.extend_from_slice(DA2_REPLY),
+            ([b'>'], 'q') => self.replies.extend_from_slice(
+                format!("\x1bP>|wterm-rs {}\x1b\\", env!("CARGO_PKG_VERSION")).as_bytes(),
+            ),
+            ([b'?'], 'u') => {
+                let flags = self.kitty_flags();
+                self.replies.extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
+            }
+            ([b'>'], 'u') => self.kitty_push(kitty_flags_value(raw(params, 0))),
+            ([b'<'], 'u') => self.kitty_pop(usize::from(arg(params, 0, 1))),
+            ([b'='], 'u') => {
+                let mode = params.iter().nth(1).and_then(|p| p.first()).copied().unwrap_or(1);
+                self.kitty_set(kitty_flags_value(raw(params, 0)), mode);
+            }
+            ([b' '], 'q') => self.set_cursor_style(raw(params, 0)),
+            ([b'!'], 'p') => self.soft_reset(),
+            ([b'$'], 'p') => {
+                let mode = raw(params, 0);
+                let state = self.ansi_mode(mode);
+                self.replies.extend_from_slice(format!("\x1b[{mode};{state}$y").as_bytes());
+            }
+            ([b'?', b'$'], 'p') => {
+                let mode = raw(params, 0);
+                let state = self.private_mode(mode);
+                self.replies.extend_from_slice(format!("\x1b[?{mode};{state}$y").as_bytes());
+            }
+            _ => {}
+        }
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.last_print = None;
+        if ignore {
+            return;
+        }
+        match (intermediates, byte) {
+            ([], b'7') => self.save_cursor(),
+            ([], b'8') => self.restore_cursor(),
+            ([], b'D') => self.index(),
+            ([], b'E') => {
+                self.carriage_return();
+                self.index();
+            }
+            ([], b'H') => self.set_tab(),
+            ([], b'M') => self.reverse_index(),
+            ([], b'c') => self.full_reset(),
+            ([], b'=') => self.modes.app_keypad = true,
+            ([], b'>') => self.modes.app_keypad = false,
+            ([b'#'], b'8') => self.alignment_test(),
+            ([i @ (b'(' | b')' | b'*' | b'+')], f) => {
+                let g = usize::from(i - b'(');
+                self.charsets[g] = if f == b'0' { Charset::DecGraphics } else { Charset::Ascii };
+            }
+            _ => {}
+        }
+    }
+
+    fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+        self.last_print = None;
+        match params.first() {
+            Some(&b"0") | Some(&b"2") => {
+                let title = osc::rest(params);
+                self.set_title(&title);
+            }
+            Some(&b"7") => {
+                if let Some(path) = osc::decode_osc7(&osc::rest(params)) {
+                    self.cwd = Some(path);
+                }
+            }
+            // OSC 8 ; params ; URI — the URI may itself contain `;`.
+            Some(&b"8") if params.len() >= 2 => {
+                let uri = osc::rest(&params[1..]);
+                self.set_link(&uri);
+            }
+            Some(&b"133") => osc::apply_osc133(params, &mut self.shell),
+            _ => {}
+        }
+    }
+}
+
+impl Screen {
+    /// CPR (`CSI row ; col R`) or, for DECXCPR, `CSI ? row ; col R`; 1-based, and relative to
+    /// the scroll region under DECOM.
+    fn report_cursor(&mut self, private: bool) {
+        let (mut row, col) = (self.buf().row, self.buf().col);
+        if self.modes.origin {
+            row = row.saturating_sub(self.top);
+        }
+        let q = if private { "?" } else { "" };
+        self.replies.extend_from_slice(format!("\x1b[{q}{};{}R", row + 1, col + 1).as_bytes());
+    }
+
+    /// SM/RM: IRM (4) and LNM (20).
+    fn set_ansi_mode(&mut self, mode: u16, on: bool) {
+        match mode {
+            4 => self.modes.insert = on,
+            20 => self.modes.newline = on,
+            _ => {}
+        }
+    }
+
+    /// DECRQM state of an ANSI mode: 1 set, 2 reset, 0 not recognized.
+    fn ansi_mode(&self, mode: u16) -> u8 {
+        let flag = match mode {
+            4 => self.modes.insert,
+            20 => self.modes.newline,
+            _ => return 0,
+        };
+        if flag {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// DECSET/DECRST.
+    fn set_private_mode(&mut self, mode: u16, on: bool) {
+        match mode {
+            1 => self.modes.app_cursor = on,
+            6 => {
+                self.modes.origin = on;
+                self.goto(0, 0);
+            }
+            7 => {
+                self.modes.autowrap = on;
+                if !on {
+                    self.buf_mut().pending_wrap = false;
+                }
+            }
+            25 => self.modes.show_cursor = on,
+            47 => {
+                if on {
+                    self.enter_alt(false)
+                } else {
+                    self.leave_alt(false)
+                }
+            }
+            1047 => {
+                if on {
+                    self.enter_alt(false)
+                } else {
+                    self.leave_alt(true)
+                }
+            }
+            1048 => {
+                if on {
+                    self.save_cursor()
+                } else {
+                    self.restore_cursor()
+                }
+            }
+            1049 => {
+                if on {
+                    if !self.alt_active {
+                        self.save_cursor();
+                    }
+                    self.enter_alt(true);
+                } else if self.alt_active {
+                    self.leave_alt(false);
+                    self.restore_cursor();
+                }
+            }
+            1004 => self.modes.focus_events = on,
+            1005 | 1006 | 1015 => {
+                let bit = match mode {
+                    1005 => 1,
+                    1006 => 2,
+                    _ => 4,
+                };
+                if on {
+                    self.modes.mouse_encoding |= bit;
+                } else {
+                    self.modes.mouse_encoding &= !bit;
+                }
+            }
+            2004 => self.modes.bracketed_paste = on,
+            2026 => self.modes.sync = on,
+            m => {
+                if let Some(i) = MOUSE_MODES.iter().position(|&x| x == m) {
+                    // The tracking modes exclude each other (xterm).
+                    self.modes.mouse = if on { 1 << i } else { self.modes.mouse & !(1 << i) };
+                }
+            }
+        }
+    }
+
+    /// DECRQM state of a DEC private mode: 1 set, 2 reset, 0 not recognized.
+    fn private_mode(&self, mode: u16) -> u8 {
+        let m = &self.modes;
+        let flag = match mode {
+            1 => m.app_cursor,
+            6 => m.origin,
+            7 => m.autowrap,
+            25 => m.show_cursor,
+            47 | 1047 | 1049 => self.alt_active,
+            1004 => m.focus_events,
+            1005 => m.mouse_encoding & 1 != 0,
+            1006 => m.mouse_encoding & 2 != 0,
+            1015 => m.mouse_encoding & 4 != 0,
+            2004 => m.bracketed_paste,
+            2026 => m.sync,
+            n => match MOUSE_MODES.iter().position(|&x| x == n) {
+                Some(i) => m.mouse & (1 << i) != 0,
+                None => return 0,
+            },
+        };
+        if flag {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// SGR: ECMA-48 8.3.117 plus xterm's 256-color and truecolor forms, with `;` or `:`.
+    fn sgr(&mut self, params: &Params) {
+        if params.is_empty() {
+            self.pen = Style { link: self.pen.link, ..Style::default() };
+            return;
+        }
+        let mut it = params.iter();
+        while let Some(p) = it.next() {
+            let pen = &mut self.pen;
+            match p[0] {
+                0 => *pen = Style { link: pen.link, ..Style::default() },
+                1 => pen.bold = true,
+                2 => pen.dim = true,
+                3 => pen.italic = true,
+                4 => pen.underline = p.get(1).is_none_or(|&s| s != 0),
+                5 | 6 => pen.blink = true,
+                7 => pen.inverse = true,
+                8 => pen.hidden = true,
+                9 => pen.strikethrough = true,
+                21 => pen.underline = true,
+                22 => {
+                    pen.bold = false;
+                    pen.dim = false;
+                }
+                23 => pen.italic = false,
+                24 => pen.underline = false,
+                25 => pen.blink = false,
+                27 => pen.inverse = false,
+                28 => pen.hidden = false,
+                29 => pen.strikethrough = false,
+                n @ 30..=37 => pen.fg = Color::Indexed((n - 30) as u8),
+                38 => {
+                    if let Some(c) = extended_color(p, &mut it) {
+                        self.pen.fg = c;
+                    }
+                }
+                39 => pen.fg = Color::Default,
+                n @ 40..=47 => pen.bg = Color::Indexed((n - 40) as u8),
+                48 => {
+                    if let Some(c) = extended_color(p, &mut it) {
+                        self.pen.bg = c;
+                    }
+                }
+                49 => pen.bg = Color::Default,
+                // Underline color: consumed so its arguments are not read as attributes.
+                58 => {
+                    let _ = extended_color(p, &mut it);
+                }
+                n @ 90..=97 => pen.fg = Color::Indexed((n - 90 + 8) as u8),
+                n @ 100..=107 => pen.bg = Color::Indexed((n - 100 + 8) as u8),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The color of SGR 38/48/58: `5;n` or `2;r;g;b` as following parameters, or the colon forms
+/// `38:5:n`, `38:2::r:g:b` (with a color-space id) and `38:2:r:g:b` (ITU T.416 / xterm).
+fn extended_color<'a>(p: &[u16], it: &mut impl Iterator<Item = &'a [u16]>) -> Option<Color> {
+    let c8 = |v: u16| v.min(255) as u8;
+    if p.len() > 1 {
+        return match p[1] {
+            5 => p.get(2).map(|&n| Color::Indexed(c8(n))),
+            2 if p.len() >= 6 => Some(Color::Rgb(c8(p[3]), c8(p[4]), c8(p[5]))),
+            2 if p.len() == 5 => Some(Color::Rgb(c8(p[2]), c8(p[3]), c8(p[4]))),
+            _ => None,
+        };
+    }
+    match it.next().map(|q| q[0]) {
+        Some(5) => it.next().map(|q| Color::Indexed(c8(q[0]))),
+        Some(2) => {
+            let r = it.next()?[0];
+            let g = it.next()?[0];
+            let b = it.next()?[0];
+            Some(Color::Rgb(c8(r), c8(g), c8(b)))
+        }
+        _ => None,
+    }
+}
