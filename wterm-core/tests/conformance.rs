@@ -196,7 +196,9 @@ fn normalize_mode_value(key: &str, value: &str) -> Result<String, String> {
             let (shape, blink) = value
                 .split_once(',')
                 .ok_or_else(|| format!("cursor_style wants SHAPE,blink|steady, got {value:?}"))?;
-            if !["block", "underline", "bar"].contains(&shape) || !["blink", "steady"].contains(&blink) {
+            if !["block", "underline", "bar"].contains(&shape)
+                || !["blink", "steady"].contains(&blink)
+            {
                 return Err(format!(
                     "cursor_style wants block|underline|bar,blink|steady, got {value:?}"
                 ));
@@ -207,7 +209,10 @@ fn normalize_mode_value(key: &str, value: &str) -> Result<String, String> {
             "true" | "false" => Ok(value.to_string()),
             _ => Err(format!("{key} wants true or false, got {value:?}")),
         },
-        _ => Err(format!("unknown mode {key:?}; known: {}", MODE_KEYS.join(", "))),
+        _ => Err(format!(
+            "unknown mode {key:?}; known: {}",
+            MODE_KEYS.join(", ")
+        )),
     }
 }
 
@@ -247,7 +252,12 @@ fn unescape(s: &str) -> Result<Vec<u8>, String> {
                 let mut buf = [0u8; 4];
                 out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
             }
-            other => return Err(format!("unknown escape \\{}", other.map_or(String::new(), String::from))),
+            other => {
+                return Err(format!(
+                    "unknown escape \\{}",
+                    other.map_or(String::new(), String::from)
+                ))
+            }
         }
     }
     Ok(out)
@@ -279,8 +289,14 @@ fn escape(bytes: &[u8]) -> String {
 }
 
 fn parse_pos(s: &str) -> Result<(u16, u16), String> {
-    let (r, c) = s.split_once(',').ok_or_else(|| format!("want ROW,COL, got {s:?}"))?;
-    let n = |v: &str| v.trim().parse::<u16>().map_err(|_| format!("want ROW,COL numbers, got {s:?}"));
+    let (r, c) = s
+        .split_once(',')
+        .ok_or_else(|| format!("want ROW,COL, got {s:?}"))?;
+    let n = |v: &str| {
+        v.trim()
+            .parse::<u16>()
+            .map_err(|_| format!("want ROW,COL numbers, got {s:?}"))
+    };
     Ok((n(r)?, n(c)?))
 }
 
@@ -378,10 +394,17 @@ fn optional_text(v: &str) -> Result<Option<String>, String> {
 
 /// Parses one fixture file's text; `file` names it in errors.
 fn parse_fixture(file: &str, text: &str) -> Result<Vec<Case>, ParseError> {
-    let err = |line: usize, message: String| ParseError { file: file.to_string(), line, message };
+    let err = |line: usize, message: String| ParseError {
+        file: file.to_string(),
+        line,
+        message,
+    };
     let lines: Vec<&str> = text.lines().collect();
     if !lines.first().is_some_and(|l| l.starts_with("# ")) {
-        return Err(err(1, "a fixture file opens with a `# ` comment naming its sources".into()));
+        return Err(err(
+            1,
+            "a fixture file opens with a `# ` comment naming its sources".into(),
+        ));
     }
     let mut cases: Vec<Case> = Vec::new();
     let mut names = BTreeSet::new();
@@ -391,19 +414,28 @@ fn parse_fixture(file: &str, text: &str) -> Result<Vec<Case>, ParseError> {
     let finish = |cases: &mut Vec<Case>, size: &mut Option<Size>| -> Result<(), ParseError> {
         if let Some(case) = cases.last_mut() {
             if case.expect.is_empty() {
-                return Err(err(case.line, format!("case {:?} states no expectation", case.name)));
+                return Err(err(
+                    case.line,
+                    format!("case {:?} states no expectation", case.name),
+                ));
             }
             if case.input.is_empty() {
                 return Err(err(case.line, format!("case {:?} has no input", case.name)));
             }
-            case.size = size.take().ok_or_else(|| err(case.line, format!("case {:?} has no size:", case.name)))?;
+            case.size = size
+                .take()
+                .ok_or_else(|| err(case.line, format!("case {:?} has no size:", case.name)))?;
             let rows = case.size.rows as usize;
             for e in &case.expect {
                 if let Expect::Screen(s) = e {
                     if s.len() != rows {
                         return Err(err(
                             case.line,
-                            format!("case {:?}: screen: lists {} rows, the size has {rows}", case.name, s.len()),
+                            format!(
+                                "case {:?}: screen: lists {} rows, the size has {rows}",
+                                case.name,
+                                s.len()
+                            ),
                         ));
                     }
                 }
@@ -422,7 +454,10 @@ fn parse_fixture(file: &str, text: &str) -> Result<Vec<Case>, ParseError> {
             finish(&mut cases, &mut size)?;
             let name = name.trim().to_string();
             if name.is_empty() || name.contains(REASON_SEPARATOR) {
-                return Err(err(lineno, format!("case name {name:?} is empty or contains {REASON_SEPARATOR:?}")));
+                return Err(err(
+                    lineno,
+                    format!("case name {name:?} is empty or contains {REASON_SEPARATOR:?}"),
+                ));
             }
             if !names.insert(name.clone()) {
                 return Err(err(lineno, format!("duplicate case name {name:?}")));
@@ -438,7 +473,10 @@ fn parse_fixture(file: &str, text: &str) -> Result<Vec<Case>, ParseError> {
             continue;
         }
         let Some(case) = cases.last_mut() else {
-            return Err(err(lineno, format!("{line:?} before the first `## ` case header")));
+            return Err(err(
+                lineno,
+                format!("{line:?} before the first `## ` case header"),
+            ));
         };
         let (key, value) = line
             .split_once(':')
@@ -448,7 +486,10 @@ fn parse_fixture(file: &str, text: &str) -> Result<Vec<Case>, ParseError> {
         // A block of `|` rows follows `screen:` and `history:`.
         let block = |i: &mut usize| -> Result<Vec<String>, ParseError> {
             if !value.is_empty() {
-                return Err(err(lineno, format!("{key}: takes its rows on the next lines, each after `|`")));
+                return Err(err(
+                    lineno,
+                    format!("{key}: takes its rows on the next lines, each after `|`"),
+                ));
             }
             let mut rows = Vec::new();
             while *i < lines.len() && lines[*i].starts_with('|') {
@@ -462,9 +503,15 @@ fn parse_fixture(file: &str, text: &str) -> Result<Vec<Case>, ParseError> {
             "size" => {
                 let (r, c) = value
                     .split_once('x')
-                    .and_then(|(r, c)| Some((r.trim().parse::<u16>().ok()?, c.trim().parse::<u16>().ok()?)))
+                    .and_then(|(r, c)| {
+                        Some((r.trim().parse::<u16>().ok()?, c.trim().parse::<u16>().ok()?))
+                    })
                     .filter(|&(r, c)| r >= 1 && c >= 2)
-                    .ok_or_else(|| at(format!("size wants ROWSxCOLS (rows >= 1, cols >= 2), got {value:?}")))?;
+                    .ok_or_else(|| {
+                        at(format!(
+                            "size wants ROWSxCOLS (rows >= 1, cols >= 2), got {value:?}"
+                        ))
+                    })?;
                 if size.replace(Size::new(r, c)).is_some() {
                     return Err(at("size given twice".into()));
                 }
@@ -488,20 +535,32 @@ fn parse_fixture(file: &str, text: &str) -> Result<Vec<Case>, ParseError> {
                 } else {
                     value
                         .split_whitespace()
-                        .map(|v| v.parse::<u16>().map_err(|_| at(format!("wrapped wants row numbers or none, got {value:?}"))))
+                        .map(|v| {
+                            v.parse::<u16>().map_err(|_| {
+                                at(format!("wrapped wants row numbers or none, got {value:?}"))
+                            })
+                        })
                         .collect::<Result<Vec<_>, _>>()?
                 };
                 case.expect.push(Expect::Wrapped(rows));
             }
             "replies" => {
-                let bytes = if value == "(none)" { Vec::new() } else { unescape(value).map_err(at)? };
+                let bytes = if value == "(none)" {
+                    Vec::new()
+                } else {
+                    unescape(value).map_err(at)?
+                };
                 case.expect.push(Expect::Replies(bytes));
             }
-            "replies-prefix" => case.expect.push(Expect::RepliesPrefix(unescape(value).map_err(at)?)),
+            "replies-prefix" => case
+                .expect
+                .push(Expect::RepliesPrefix(unescape(value).map_err(at)?)),
             "modes" => {
                 let mut pairs = Vec::new();
                 for word in value.split_whitespace() {
-                    let (k, v) = word.split_once('=').ok_or_else(|| at(format!("modes wants NAME=VALUE, got {word:?}")))?;
+                    let (k, v) = word
+                        .split_once('=')
+                        .ok_or_else(|| at(format!("modes wants NAME=VALUE, got {word:?}")))?;
                     pairs.push((k.to_string(), normalize_mode_value(k, v).map_err(at)?));
                 }
                 if pairs.is_empty() {
@@ -509,11 +568,16 @@ fn parse_fixture(file: &str, text: &str) -> Result<Vec<Case>, ParseError> {
                 }
                 case.expect.push(Expect::Modes(pairs));
             }
-            "title" => case.expect.push(Expect::Title(optional_text(value).map_err(at)?)),
-            "cwd" => case.expect.push(Expect::Cwd(optional_text(value).map_err(at)?)),
+            "title" => case
+                .expect
+                .push(Expect::Title(optional_text(value).map_err(at)?)),
+            "cwd" => case
+                .expect
+                .push(Expect::Cwd(optional_text(value).map_err(at)?)),
             k if k.starts_with("style ") => {
                 let (r, c) = parse_pos(&k["style ".len()..]).map_err(at)?;
-                case.expect.push(Expect::Style(r, c, parse_style(value).map_err(at)?));
+                case.expect
+                    .push(Expect::Style(r, c, parse_style(value).map_err(at)?));
             }
             k if k.starts_with("cell ") => {
                 let (r, c) = parse_pos(&k["cell ".len()..]).map_err(at)?;
@@ -550,18 +614,32 @@ fn check(t: &mut Terminal, replies: &[u8], expect: &[Expect]) -> Vec<String> {
     for e in expect {
         match e {
             Expect::Screen(want) => {
-                let got: Vec<String> =
-                    t.screen_rows().into_iter().map(|r| r.text.trim_end_matches(' ').to_string()).collect();
+                let got: Vec<String> = t
+                    .screen_rows()
+                    .into_iter()
+                    .map(|r| r.text.trim_end_matches(' ').to_string())
+                    .collect();
                 if &got != want {
-                    out.push(format!("screen:\n{}\n  got:\n{}", block_text(want), block_text(&got)));
+                    out.push(format!(
+                        "screen:\n{}\n  got:\n{}",
+                        block_text(want),
+                        block_text(&got)
+                    ));
                 }
             }
             Expect::History(want) => {
                 let n = t.scrollback_rows();
-                let got: Vec<String> =
-                    t.history_rows(n).into_iter().map(|r| r.text.trim_end_matches(' ').to_string()).collect();
+                let got: Vec<String> = t
+                    .history_rows(n)
+                    .into_iter()
+                    .map(|r| r.text.trim_end_matches(' ').to_string())
+                    .collect();
                 if &got != want {
-                    out.push(format!("history:\n{}\n  got:\n{}", block_text(want), block_text(&got)));
+                    out.push(format!(
+                        "history:\n{}\n  got:\n{}",
+                        block_text(want),
+                        block_text(&got)
+                    ));
                 }
             }
             Expect::Cursor(r, c) => {
@@ -571,31 +649,60 @@ fn check(t: &mut Terminal, replies: &[u8], expect: &[Expect]) -> Vec<String> {
                 }
             }
             Expect::Wrapped(want) => {
-                let got: Vec<u16> =
-                    t.screen_rows().iter().enumerate().filter(|(_, r)| r.wrapped).map(|(i, _)| i as u16).collect();
+                let got: Vec<u16> = t
+                    .screen_rows()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.wrapped)
+                    .map(|(i, _)| i as u16)
+                    .collect();
                 if &got != want {
-                    out.push(format!("wrapped: {}  got: {}", rows_text(want), rows_text(&got)));
+                    out.push(format!(
+                        "wrapped: {}  got: {}",
+                        rows_text(want),
+                        rows_text(&got)
+                    ));
                 }
             }
             Expect::Replies(want) => {
                 if replies != &want[..] {
-                    out.push(format!("replies: {}  got: {}", bytes_or_none(want), bytes_or_none(replies)));
+                    out.push(format!(
+                        "replies: {}  got: {}",
+                        bytes_or_none(want),
+                        bytes_or_none(replies)
+                    ));
                 }
             }
             Expect::RepliesPrefix(want) => {
                 if !replies.starts_with(want) {
-                    out.push(format!("replies-prefix: {}  got: {}", escape(want), bytes_or_none(replies)));
+                    out.push(format!(
+                        "replies-prefix: {}  got: {}",
+                        escape(want),
+                        bytes_or_none(replies)
+                    ));
                 }
             }
             Expect::Style(r, c, want) => match t.cell(*r, *c) {
-                None => out.push(format!("style {r},{c}: {}  got: no cell there", style_text(want))),
+                None => out.push(format!(
+                    "style {r},{c}: {}  got: no cell there",
+                    style_text(want)
+                )),
                 Some((_, style)) => {
                     let got = StyleSpec {
-                        style: Style { link: None, ..style },
-                        link: style.link.map(|id| t.link_uri(id).unwrap_or("(unresolved id)").to_string()),
+                        style: Style {
+                            link: None,
+                            ..style
+                        },
+                        link: style
+                            .link
+                            .map(|id| t.link_uri(id).unwrap_or("(unresolved id)").to_string()),
                     };
                     if &got != want {
-                        out.push(format!("style {r},{c}: {}  got: {}", style_text(want), style_text(&got)));
+                        out.push(format!(
+                            "style {r},{c}: {}  got: {}",
+                            style_text(want),
+                            style_text(&got)
+                        ));
                     }
                 }
             },
@@ -618,7 +725,11 @@ fn check(t: &mut Terminal, replies: &[u8], expect: &[Expect]) -> Vec<String> {
             Expect::Title(want) => {
                 let got = t.title().map(str::to_string);
                 if &got != want {
-                    out.push(format!("title: {}  got: {}", opt_text(want), opt_text(&got)));
+                    out.push(format!(
+                        "title: {}  got: {}",
+                        opt_text(want),
+                        opt_text(&got)
+                    ));
                 }
             }
             Expect::Cwd(want) => {
@@ -633,14 +744,20 @@ fn check(t: &mut Terminal, replies: &[u8], expect: &[Expect]) -> Vec<String> {
 }
 
 fn block_text(rows: &[String]) -> String {
-    rows.iter().map(|r| format!("    |{}", escape(r.as_bytes()))).collect::<Vec<_>>().join("\n")
+    rows.iter()
+        .map(|r| format!("    |{}", escape(r.as_bytes())))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn rows_text(rows: &[u16]) -> String {
     if rows.is_empty() {
         "none".into()
     } else {
-        rows.iter().map(u16::to_string).collect::<Vec<_>>().join(" ")
+        rows.iter()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -653,7 +770,8 @@ fn bytes_or_none(b: &[u8]) -> String {
 }
 
 fn opt_text(t: &Option<String>) -> String {
-    t.as_deref().map_or("(none)".into(), |s| escape(s.as_bytes()))
+    t.as_deref()
+        .map_or("(none)".into(), |s| escape(s.as_bytes()))
 }
 
 /// Runs a case with its input fed whole and then byte by byte; returns its mismatches (empty
@@ -676,13 +794,22 @@ fn run_case(case: &Case) -> Vec<String> {
     if out.is_empty() {
         // Report the byte-at-a-time run only when it differs: chunking must not matter.
         let bw = bytewise.unwrap_or_else(|_| vec!["the terminal panicked".into()]);
-        out.extend(bw.into_iter().map(|m| format!("(input fed one byte at a time) {m}")));
+        out.extend(
+            bw.into_iter()
+                .map(|m| format!("(input fed one byte at a time) {m}")),
+        );
     }
     out
 }
 
-/// The known-failures list: `file: case name` to its reason, each with its line.
-fn parse_known_failures(text: &str) -> Result<BTreeMap<(String, String), (usize, String)>, String> {
+/// A case's identity: its file name and case name.
+type CaseKey = (String, String);
+
+/// The known-failures list: each listed case to its line in the list and its reason.
+type KnownFailures = BTreeMap<CaseKey, (usize, String)>;
+
+/// Parses the known-failures list (`file: case name -- reason` lines, `#` comments).
+fn parse_known_failures(text: &str) -> Result<KnownFailures, String> {
     let mut out = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -690,14 +817,20 @@ fn parse_known_failures(text: &str) -> Result<BTreeMap<(String, String), (usize,
             continue;
         }
         let at = |m: &str| format!("{KNOWN_FAILURES_FILE}:{}: {m}", i + 1);
-        let (file, rest) = line.split_once(": ").ok_or_else(|| at("want `file: case name -- reason`"))?;
-        let (name, reason) =
-            rest.split_once(REASON_SEPARATOR).ok_or_else(|| at("want `file: case name -- reason`"))?;
+        let (file, rest) = line
+            .split_once(": ")
+            .ok_or_else(|| at("want `file: case name -- reason`"))?;
+        let (name, reason) = rest
+            .split_once(REASON_SEPARATOR)
+            .ok_or_else(|| at("want `file: case name -- reason`"))?;
         if reason.trim().is_empty() {
             return Err(at("the reason is empty"));
         }
         let key = (file.trim().to_string(), name.trim().to_string());
-        if out.insert(key, (i + 1, reason.trim().to_string())).is_some() {
+        if out
+            .insert(key, (i + 1, reason.trim().to_string()))
+            .is_some()
+        {
             return Err(at("listed twice"));
         }
     }
@@ -713,8 +846,12 @@ fn load_cases(dir: &Path) -> Vec<Case> {
     files.sort();
     let mut cases = Vec::new();
     for path in files {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         match parse_fixture(&name, &text) {
             Ok(c) => cases.extend(c),
             Err(e) => panic!("malformed fixture: {}/{e}", dir.display()),
@@ -728,7 +865,8 @@ fn conformance() {
     let dir = Path::new(FIXTURE_DIR);
     let cases = load_cases(dir);
     let known_path = dir.join(KNOWN_FAILURES_FILE);
-    let known_text = std::fs::read_to_string(&known_path).unwrap_or_else(|e| panic!("{}: {e}", known_path.display()));
+    let known_text = std::fs::read_to_string(&known_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", known_path.display()));
     let known = parse_known_failures(&known_text).unwrap_or_else(|e| panic!("{e}"));
 
     let mut report = String::new();
@@ -762,15 +900,22 @@ fn conformance() {
         }
         if !mismatches.is_empty() {
             let first = mismatches[0].lines().next().unwrap_or_default().to_string();
-            let _ = writeln!(failing_list, "{}: {}{REASON_SEPARATOR}{first}", case.file, case.name);
+            let _ = writeln!(
+                failing_list,
+                "{}: {}{REASON_SEPARATOR}{first}",
+                case.file, case.name
+            );
         }
     }
     let stale: Vec<_> = known.iter().filter(|(k, _)| !seen.contains(*k)).collect();
     for ((file, name), (line, _)) in &stale {
-        let _ = writeln!(report, "{KNOWN_FAILURES_FILE}:{line}: no case {file}: {name}");
+        let _ = writeln!(
+            report,
+            "{KNOWN_FAILURES_FILE}:{line}: no case {file}: {name}"
+        );
     }
     if std::env::var_os(PRINT_FAILURES_ENV).is_some() {
-        println!("{failing_list}");
+        let _ = write!(std::io::stderr(), "{failing_list}");
     }
     let summary = format!(
         "conformance: {} cases, {pass} pass, {known_fail} known failures, {unexpected} unexpected \
@@ -792,21 +937,44 @@ fn conformance() {
 // The runner's own checks: malformed fixtures are refused with their place.
 
 fn parse_error(text: &str) -> String {
-    parse_fixture("t.txt", text).map(|c| format!("parsed {} cases", c.len())).unwrap_or_else(|e| e.to_string())
+    parse_fixture("t.txt", text)
+        .map(|c| format!("parsed {} cases", c.len()))
+        .unwrap_or_else(|e| e.to_string())
 }
 
 #[test]
 fn malformed_fixtures_name_file_and_line() {
     let head = "# Sources: none\n";
-    assert_eq!(parse_error("## a\n"), "t.txt:1: a fixture file opens with a `# ` comment naming its sources");
+    assert_eq!(
+        parse_error("## a\n"),
+        "t.txt:1: a fixture file opens with a `# ` comment naming its sources"
+    );
     assert!(parse_error(&format!("{head}size: 2x2\n")).starts_with("t.txt:2: "));
-    assert!(parse_error(&format!("{head}## a\nsize: 2x2\ninput: x\n")).starts_with("t.txt:2: case \"a\" states no expectation"));
-    assert!(parse_error(&format!("{head}## a\nsize: 2x2\ninput: \\q\ncursor: 0,1\n")).starts_with("t.txt:4: unknown escape"));
-    assert!(parse_error(&format!("{head}## a\nsize: 2x2\ninput: x\nscreen:\n|x\n")).contains("lists 1 rows, the size has 2"));
-    assert!(parse_error(&format!("{head}## a\nsize: 2x2\ninput: x\nmodes: autowrap=maybe\n")).starts_with("t.txt:5: autowrap wants true or false"));
-    assert!(parse_error(&format!("{head}## a\nsize: 2x2\ninput: x\nstyle 0,0: shiny\n")).starts_with("t.txt:5: unknown style word"));
-    assert!(parse_error(&format!("{head}## a\nsize: 2x2\ninput: x\nfrobnicate: 1\n")).starts_with("t.txt:5: unknown key"));
-    let dup = format!("{head}## a\nsize: 2x2\ninput: x\ncursor: 0,1\n## a\nsize: 2x2\ninput: x\ncursor: 0,1\n");
+    assert!(parse_error(&format!("{head}## a\nsize: 2x2\ninput: x\n"))
+        .starts_with("t.txt:2: case \"a\" states no expectation"));
+    assert!(
+        parse_error(&format!("{head}## a\nsize: 2x2\ninput: \\q\ncursor: 0,1\n"))
+            .starts_with("t.txt:4: unknown escape")
+    );
+    assert!(
+        parse_error(&format!("{head}## a\nsize: 2x2\ninput: x\nscreen:\n|x\n"))
+            .contains("lists 1 rows, the size has 2")
+    );
+    assert!(parse_error(&format!(
+        "{head}## a\nsize: 2x2\ninput: x\nmodes: autowrap=maybe\n"
+    ))
+    .starts_with("t.txt:5: autowrap wants true or false"));
+    assert!(parse_error(&format!(
+        "{head}## a\nsize: 2x2\ninput: x\nstyle 0,0: shiny\n"
+    ))
+    .starts_with("t.txt:5: unknown style word"));
+    assert!(
+        parse_error(&format!("{head}## a\nsize: 2x2\ninput: x\nfrobnicate: 1\n"))
+            .starts_with("t.txt:5: unknown key")
+    );
+    let dup = format!(
+        "{head}## a\nsize: 2x2\ninput: x\ncursor: 0,1\n## a\nsize: 2x2\ninput: x\ncursor: 0,1\n"
+    );
     assert!(parse_error(&dup).starts_with("t.txt:6: duplicate case name"));
     assert!(parse_error(&format!("{head}## a\ninput: x\ncursor: 0,1\n")).contains("has no size"));
 }
@@ -818,14 +986,26 @@ fn fixture_values_parse() {
     let cases = parse_fixture("t.txt", text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(cases.len(), 1);
     let c = &cases[0];
-    assert_eq!((c.name.as_str(), c.line, c.size), ("a b", 2, Size::new(2, 3)));
+    assert_eq!(
+        (c.name.as_str(), c.line, c.size),
+        ("a b", 2, Size::new(2, 3))
+    );
     assert_eq!(c.input, "\x1b[1mx\u{e9}A\t\\y".as_bytes());
-    let Expect::Screen(rows) = &c.expect[0] else { panic!("{:?}", c.expect) };
+    let Expect::Screen(rows) = &c.expect[0] else {
+        panic!("{:?}", c.expect)
+    };
     assert_eq!(rows, &["x", ""]);
-    let Expect::Style(0, 0, s) = &c.expect[2] else { panic!("{:?}", c.expect) };
+    let Expect::Style(0, 0, s) = &c.expect[2] else {
+        panic!("{:?}", c.expect)
+    };
     assert_eq!(style_text(s), "bold fg=rgb(1,2,3) bg=4 link=https://x");
     let known = parse_known_failures("# c\nsgr.txt: SGR 9 -- vt100 has none\n").unwrap_or_default();
-    assert_eq!(known.get(&("sgr.txt".into(), "SGR 9".into())).map(|v| v.1.as_str()), Some("vt100 has none"));
+    assert_eq!(
+        known
+            .get(&("sgr.txt".into(), "SGR 9".into()))
+            .map(|v| v.1.as_str()),
+        Some("vt100 has none")
+    );
     assert!(parse_known_failures("sgr.txt: SGR 9\n").is_err());
 }
 
