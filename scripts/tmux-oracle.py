@@ -55,13 +55,20 @@ DEC_SPECIAL_GRAPHICS = dict(zip("`abcdefghijklmnopqrstuvwxyz{|}~",
 SGR_RE = re.compile(r"\x1b\[[0-9;:]*m")
 
 
-def plain_row(line, case_dir):
-    """One row of `capture-pane -p -e` as text. tmux keeps a line-drawing cell as its ASCII
+def plain_rows(lines, case_dir):
+    """The rows of `capture-pane -p -e` as text. tmux keeps a line-drawing cell as its ASCII
     letter with a charset flag, which plain `-p` prints as the letter ("lqqk"); `-e` marks those
-    cells with SO/SI, so they are translated here to what the screen shows ("┌──┐"). The SGR
+    cells with SO/SI, so they are translated here to what the screen shows ("┌──┐"). tmux emits
+    SO/SI only where the flag changes, so the state carries from one row to the next. The SGR
     sequences `-e` adds are dropped, then trailing spaces, as plain `-p` does."""
+    state = [False]
+    return [plain_row(line, case_dir, state) for line in lines]
+
+
+def plain_row(line, case_dir, state):
     text = SGR_RE.sub("", line)
-    out, graphics = [], False
+    out = []
+    graphics = state[0]
     for ch in text:
         if ch == "\x0e":
             graphics = True
@@ -69,6 +76,7 @@ def plain_row(line, case_dir):
             graphics = False
         else:
             out.append(DEC_SPECIAL_GRAPHICS.get(ch, ch) if graphics else ch)
+    state[0] = graphics
     row = "".join(out).rstrip(" ")
     if any(ord(ch) < 0x20 for ch in row):
         raise SystemExit(f"{case_dir}: capture-pane -e gave a control character: {line!r}")
@@ -158,7 +166,7 @@ def render(case_dir, work_dir):
                                  f"not {rows}")
             blocks.append(f"@checkpoint offset={off} cursor_row={cy} cursor_col={cx} "
                           f"cursor_visible={visible} alternate_screen={alt} label={label}\n")
-            blocks.extend(f"|{plain_row(line, case_dir)}\n" for line in screen)
+            blocks.extend(f"|{row}\n" for row in plain_rows(screen, case_dir))
     finally:
         tmux(socket, "kill-server", check=False)
     header = (f"# Expected screens of this case: {tmux_version()}, capture-pane -p and the "

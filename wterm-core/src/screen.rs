@@ -224,6 +224,10 @@ impl Screen {
     /// autowrap (DECAWM), insert mode (IRM).
     #[inline]
     pub fn print(&mut self, c: char) {
+        // DEL (0x7f) reaches `print` from vte; it prints nothing (ECMA-48 treats it as filler).
+        if c == '\x7f' {
+            return;
+        }
         let c = self.charsets[self.gl].map(c);
         if (c as u32) < 0x7f {
             self.put(c as u32, 1);
@@ -783,9 +787,13 @@ impl Screen {
         self.last_print = None;
     }
 
-    /// Back to the main screen; `clear` erases the alternate screen on the way (1047).
+    /// Back to the main screen; `clear` erases the alternate screen on the way (1047). The
+    /// cursor stays where it is (xterm has one cursor; 1049 restores it afterwards).
     pub fn leave_alt(&mut self, clear: bool) {
         if self.alt_active {
+            self.main.row = self.alt.row;
+            self.main.col = self.alt.col;
+            self.main.pending_wrap = false;
             if clear {
                 let cols = self.size.cols;
                 for r in self.alt.rows.iter_mut() {

@@ -114,8 +114,8 @@ impl Perform for Screen {
                 let bottom = arg(params, 1, rows) - 1;
                 self.set_scroll_region(top, bottom);
             }
-            ([], 's') if params.is_empty() => self.save_cursor(),
-            ([], 'u') if params.is_empty() => self.restore_cursor(),
+            ([], 's') => self.save_cursor(),
+            ([], 'u') => self.restore_cursor(),
             ([b'>'], 'c') if raw(params, 0) == 0 => self.replies.extend_from_slice(DA2_REPLY),
             ([b'>'], 'q') => self.replies.extend_from_slice(
                 format!("\x1bP>|wterm-rs {}\x1b\\", env!("CARGO_PKG_VERSION")).as_bytes(),
@@ -273,7 +273,9 @@ impl Screen {
                         self.save_cursor();
                     }
                     self.enter_alt(true);
-                } else if self.alt_active {
+                } else {
+                    // The cursor is restored even when the main screen is already shown (xterm,
+                    // tmux; ncurses programs such as dialog rely on it).
                     self.leave_alt(false);
                     self.restore_cursor();
                 }
