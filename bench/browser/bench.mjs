@@ -167,6 +167,11 @@ async function verify(terminal, r, marker, size) {
   if (row < 0) return { ok: false, how: "marker not on the buffer's screen" };
   const g = r.grid;
   const shot = await page.screenshot({ clip: { x: g.x, y: g.y, width: Math.max(1, g.w), height: Math.max(1, g.h) } });
+  if (process.env.BENCH_SHOTS) {
+    // Debugging aid: keep the screenshots the pixel check looked at.
+    mkdirSync(process.env.BENCH_SHOTS, { recursive: true });
+    writeFileSync(join(process.env.BENCH_SHOTS, `${terminal}-${size.cols}x${size.rows}-${marker}.png`), shot);
+  }
   const ink = await page.evaluate(
     ([b64, grid, rows, cols, row]) => window.bench.inkExtent(b64, grid, rows, cols, row),
     [shot.toString("base64"), { ...g, x: 0, y: 0 }, size.rows, size.cols, row],
@@ -196,7 +201,8 @@ for (const size of SIZES) {
         r.verified = await verify(terminal, r, marker, size);
         await page.evaluate(() => window.bench.finish());
       } catch (e) {
-        r = { error: String(e.message ?? e), verified: { ok: false, how: "run failed" } };
+        // The first line says what happened; the rest is the library's stack.
+        r = { error: String(e.message ?? e).split("\n")[0], verified: { ok: false, how: "run failed" } };
         await page.close().catch(() => {});
         await openPage();
       }
@@ -251,7 +257,7 @@ const fmtCell = (r) => {
   if (!r) return "-";
   if (r.error) return "ERROR";
   const s = `${r.mbPerSec.toFixed(1)} ${r.frameP50.toFixed(0)}/${r.frameP99.toFixed(0)} ${(r.memDelta / MIB).toFixed(1)}`;
-  return r.verified.ok ? s : `${s} UNVERIFIED`;
+  return r.verified.ok ? s : `${s} *`;
 };
 const geomean = (xs) => (xs.length ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : null);
 const pad = (s, n) => String(s).padEnd(n);
@@ -270,7 +276,7 @@ if (webglRuns.length) {
     : `xterm.js WebGL: WebGL renderer active in all ${webglRuns.length} runs${/swiftshader/i.test(env.webgl.renderer ?? "") ? " (software GL: SwiftShader, no GPU)" : ""}`);
 }
 say(`machine: ${cpus().length} CPUs, load average at start ${loadAtStart.map((x) => x.toFixed(1)).join(" ")}, at end ${loadavg().map((x) => x.toFixed(1)).join(" ")} (other work on the machine slows every terminal)`);
-say("cells: MB/s (1e6 bytes/s)  rAF interval p50/p99 ms  memory delta MiB (JS heap after GC + wasm memory)");
+say("cells: MB/s (1e6 bytes/s)  rAF interval p50/p99 ms  memory delta MiB (JS heap after GC + wasm memory); * = end marker not verified");
 say();
 say(pad("workload", W0) + terminals.map((t) => pad(labels[t], W)).join(""));
 for (const size of SIZES) {

@@ -306,9 +306,15 @@ function finish() {
 }
 
 /**
+ * Cells at the right edge of the grid that the pixel check skips: ghostty-web draws its
+ * scrollbar over them while history grows (the end markers are far shorter than a row).
+ */
+const INK_SKIP_RIGHT_CELLS = 2;
+
+/**
  * Pixel check for canvas renderers: in the band of grid row `row`, the colour that covers most
  * of it is the background of that row; returns how many cells from the left the last pixel of
- * another colour lies (text ends there).
+ * another colour lies (text ends there), not looking at the last INK_SKIP_RIGHT_CELLS cells.
  */
 async function inkExtent(pngBase64, grid, rows, cols, row) {
   const blob = await (await fetch(`data:image/png;base64,${pngBase64}`)).blob();
@@ -320,7 +326,7 @@ async function inkExtent(pngBase64, grid, rows, cols, row) {
   const cellW = grid.w / cols;
   const y0 = Math.round(row * cellH);
   const h = Math.max(1, Math.round(cellH));
-  const w = Math.min(bmp.width, Math.round(grid.w));
+  const w = Math.min(bmp.width, Math.round(grid.w - INK_SKIP_RIGHT_CELLS * cellW));
   const data = g.getImageData(0, y0, w, h).data;
   const counts = new Map();
   for (let i = 0; i < data.length; i += 4) {
