@@ -2,6 +2,7 @@
 # Every test: installs what it needs, builds, then runs the Rust tests (core, relay integration
 # against real PTYs), the wasm DOM tests, and the browser end-to-end tests (Playwright and
 # agent-browser in Debian's headless chromium with native WebMCP, against the real relay).
+# Also checks the tmux oracle behind the differential tests and runs a short cargo-fuzz pass.
 # Ends with one summary line, "all: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +11,9 @@ bash scripts/build.sh
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-echo "== cargo test (native)"
+echo "== tmux oracle: the recorded sessions' expected screens still come from tmux"
+python3 scripts/tmux-oracle.py --check 2>&1 | tee -a "$log"
+echo "== cargo test (native: core incl. conformance, differential and fuzz-corpus replays; relay)"
 cargo test --workspace --release 2>&1 | tee -a "$log"
 echo "== cargo test (wasm DOM tests in headless chromium)"
 CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
@@ -21,6 +24,8 @@ echo "== playwright"
 npx playwright test 2>&1 | tee -a "$log"
 echo "== MCP clients (official TypeScript SDK, node --test) against the relay"
 node --test tests/mcp/ 2>&1 | tee -a "$log"
+echo "== short fuzz pass (cargo-fuzz, ${WTERM_FUZZ_SECONDS:-45} s)"
+bash scripts/fuzz.sh "${WTERM_FUZZ_SECONDS:-45}" 2>&1 | tail -n 25
 
 # cargo and Playwright print "N passed" / "N failed"; node's test runner "# pass N" / "# fail N".
 sum() {

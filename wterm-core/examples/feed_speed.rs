@@ -4,7 +4,7 @@ use wterm_core::{Size, Terminal};
 
 fn main() {
     let mut corpora: Vec<(&str, Vec<u8>)> = Vec::new();
-    corpora.push(("yes", b"y\n".repeat(5_000_000)));
+    corpora.push(("yes", b"y\r\n".repeat(3_500_000)));
     let mut ls = Vec::new();
     for i in 0..200_000u32 {
         ls.extend_from_slice(format!("-rw-r--r-- 1 user group {:>8} Nov 30 06:43 file_{i:06}.txt\r\n", i * 37).as_bytes());
@@ -28,7 +28,11 @@ fn main() {
         }
     }
     corpora.push(("vim", vim));
+    let only = std::env::var("WTERM_CORPUS").ok();
     for (name, data) in &corpora {
+        if only.as_deref().is_some_and(|o| o != *name) {
+            continue;
+        }
         let mut t = Terminal::new(Size::new(24, 80), 10_000);
         let start = Instant::now();
         for chunk in data.chunks(65536) {

@@ -44,23 +44,58 @@ pub(crate) struct Row {
     pub cells: Vec<Cell>,
     /// The program wrote past the last column, so the line continues on the next row.
     pub wrapped: bool,
+    /// Every cell from this index on is a default blank (an upper bound: cells before it may
+    /// be blank too). Whoever writes a cell that may not be a default blank calls
+    /// [`Row::touch`]; it keeps [`Row::used_len`] from scanning a mostly empty row.
+    pub dirty_end: u16,
 }
 
 impl Row {
     pub fn new(cols: u16, style: Style) -> Row {
-        Row { cells: vec![Cell::blank(style); usize::from(cols)], wrapped: false }
+        let mut r = Row { cells: Vec::new(), wrapped: false, dirty_end: u16::MAX };
+        r.reset(cols, style);
+        r
+    }
+
+    /// A history row holding a copy of `cells` (already trimmed).
+    pub fn from_cells(cells: Vec<Cell>, wrapped: bool) -> Row {
+        let dirty_end = cells.len().min(usize::from(u16::MAX)) as u16;
+        Row { cells, wrapped, dirty_end }
     }
 
     /// Erases every cell to `style` blanks, keeping the width.
     pub fn reset(&mut self, cols: u16, style: Style) {
-        self.cells.clear();
-        self.cells.resize(usize::from(cols), Cell::blank(style));
+        if style == Style::default() && self.cells.len() == usize::from(cols) {
+            // Cells past `dirty_end` are default blanks already.
+            let end = usize::from(self.dirty_end).min(self.cells.len());
+            self.cells[..end].fill(Cell::blank(style));
+        } else {
+            self.cells.clear();
+            self.cells.resize(usize::from(cols), Cell::blank(style));
+        }
         self.wrapped = false;
+        self.dirty_end = if style == Style::default() { 0 } else { cols };
+    }
+
+    /// Records that cells before `end` may now hold something.
+    #[inline]
+    pub fn touch(&mut self, end: usize) {
+        let end = end.min(self.cells.len()) as u16;
+        if end > self.dirty_end {
+            self.dirty_end = end;
+        }
+    }
+
+    /// Records that the row is now `len` cells wide (cut or padded with default blanks).
+    pub fn set_len(&mut self, len: usize) {
+        self.cells.resize(len, Cell::blank(Style::default()));
+        self.dirty_end = self.dirty_end.min(len as u16);
     }
 
     /// Number of cells up to the last one that is not a default blank.
     pub fn used_len(&self) -> usize {
-        self.cells.iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1)
+        let end = usize::from(self.dirty_end).min(self.cells.len());
+        self.cells[..end].iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1)
     }
 }
 

@@ -259,6 +259,12 @@ impl Screen {
             return false;
         }
         let widen = cell.flags & WIDE == 0 && unicode::widens(&text, c);
+        if widen && (col + 1 >= cols || self.buf().pending_wrap) {
+            // No room to widen (the last column): VS16 is dropped and a second regional
+            // indicator starts its own cell, so no narrow cell holds a cluster that would widen
+            // when its text is printed again (a snapshot, REP).
+            return c == '\u{fe0f}';
+        }
         let autowrap = self.modes.autowrap;
         text.push(c);
         let Some(content) = self.clusters.intern(&text) else { return true };
@@ -266,6 +272,7 @@ impl Screen {
         buf.rows[usize::from(row)].cells[usize::from(col)].content = content;
         if widen && col + 1 < cols && !buf.pending_wrap {
             let r = &mut buf.rows[usize::from(row)];
+            r.touch(usize::from(col) + 3);
             // The neighbour's own wide pair must not be left half.
             if r.cells[usize::from(col) + 1].flags & WIDE != 0 && usize::from(col) + 2 < r.cells.len() {
                 r.cells[usize::from(col) + 2] = Cell::blank(r.cells[usize::from(col) + 2].style);
@@ -288,7 +295,32 @@ impl Screen {
     }
 
     /// Writes `content` of `width` columns (1 or 2) at the cursor and advances it.
+    #[inline]
     pub fn put(&mut self, content: u32, width: u8) {
+        // Fast path: a narrow character over a narrow cell, not in the last column, no wrap
+        // pending, no insert mode. Nothing else on the row changes.
+        let pen = self.pen;
+        let cols = self.size.cols;
+        if width == 1 && !self.modes.insert {
+            let buf = if self.alt_active { &mut self.alt } else { &mut self.main };
+            let (row, col) = (buf.row, buf.col);
+            if !buf.pending_wrap && col + 1 < cols {
+                let r = &mut buf.rows[usize::from(row)];
+                let c = usize::from(col);
+                if r.cells[c].flags == 0 {
+                    r.cells[c] = Cell { content, style: pen, flags: 0 };
+                    r.touch(c + 1);
+                    buf.col = col + 1;
+                    self.last_print = Some((row, col));
+                    self.last_char = Some((content, 1));
+                    return;
+                }
+            }
+        }
+        self.put_slow(content, width);
+    }
+
+    fn put_slow(&mut self, content: u32, width: u8) {
         let cols = self.size.cols;
         let autowrap = self.modes.autowrap;
         let insert = self.modes.insert;
@@ -308,8 +340,10 @@ impl Screen {
             let style = self.erase_style();
             self.fix_wide(row, col, col + 1);
             let buf = self.buf_mut();
-            buf.rows[usize::from(row)].cells[usize::from(col)] = Cell::blank(style);
-            buf.rows[usize::from(row)].wrapped = true;
+            let r = &mut buf.rows[usize::from(row)];
+            r.cells[usize::from(col)] = Cell::blank(style);
+            r.touch(usize::from(col) + 1);
+            r.wrapped = true;
             buf.col = 0;
             self.index();
         }
@@ -320,8 +354,10 @@ impl Screen {
         }
         self.fix_wide(row, col, col + w);
         let buf = if self.alt_active { &mut self.alt } else { &mut self.main };
-        let cells = &mut buf.rows[usize::from(row)].cells;
+        let r = &mut buf.rows[usize::from(row)];
         let c = usize::from(col);
+        r.touch(c + usize::from(width));
+        let cells = &mut r.cells;
         if width == 2 {
             cells[c] = Cell { content, style: pen, flags: WIDE };
             cells[c + 1] = Cell { content: b' ' as u32, style: pen, flags: WIDE_CONT };
@@ -519,18 +555,17 @@ impl Screen {
             return;
         }
         let used = row.used_len();
-        let mut h = if self.history.len() >= self.history_cap {
-            self.history.pop_front().unwrap_or(Row { cells: Vec::new(), wrapped: false })
+        let mut cells = if self.history.len() >= self.history_cap {
+            self.history.pop_front().map(|r| r.cells).unwrap_or_default()
         } else {
-            Row { cells: Vec::with_capacity(used), wrapped: false }
+            Vec::with_capacity(used)
         };
-        h.cells.clear();
-        h.cells.extend_from_slice(&row.cells[..used]);
-        h.wrapped = row.wrapped;
-        if h.cells.capacity() > 4 * used + 16 {
-            h.cells.shrink_to_fit();
+        cells.clear();
+        cells.extend_from_slice(&row.cells[..used]);
+        if cells.capacity() > 4 * used + 16 {
+            cells.shrink_to_fit();
         }
-        self.history.push_back(h);
+        self.history.push_back(Row::from_cells(cells, row.wrapped));
     }
 
     /// SU and scrolling at the bottom margin: the region's rows move up `n`; rows leaving the
@@ -635,6 +670,9 @@ impl Screen {
         let cols = self.size.cols;
         let r = &mut self.buf_mut().rows[usize::from(row)];
         r.cells[usize::from(from)..usize::from(to)].fill(Cell::blank(style));
+        if style != Style::default() {
+            r.touch(usize::from(to));
+        }
         if to == cols {
             r.wrapped = false;
         }
@@ -694,7 +732,11 @@ impl Screen {
         let (c, n) = (usize::from(col), usize::from(n).min(cols - usize::from(col)));
         self.fix_wide(row, col, col);
         let style = self.erase_style();
-        let cells = &mut self.buf_mut().rows[usize::from(row)].cells;
+        let r = &mut self.buf_mut().rows[usize::from(row)];
+        // Content moves right by `n`; the inserted blanks may carry a background.
+        let end = usize::from(r.dirty_end) + n;
+        r.touch(if style == Style::default() { end } else { end.max(c + n) });
+        let cells = &mut r.cells;
         // The pair cut by the right edge goes blank.
         split_wide(cells, cols - n);
         cells[c..].rotate_right(n);
@@ -716,7 +758,11 @@ impl Screen {
         let n = usize::from(n).min(cols - c);
         self.fix_wide(row, col, (c + n) as u16);
         let style = self.erase_style();
-        let cells = &mut self.buf_mut().rows[usize::from(row)].cells;
+        let r = &mut self.buf_mut().rows[usize::from(row)];
+        if style != Style::default() {
+            r.touch(cols);
+        }
+        let cells = &mut r.cells;
         cells[c..].rotate_left(n);
         cells[cols - n..].fill(Cell::blank(style));
         self.buf_mut().pending_wrap = false;
@@ -728,6 +774,7 @@ impl Screen {
         for r in self.buf_mut().rows.iter_mut() {
             r.reset(cols, Style::default());
             r.cells.fill(Cell { content: u32::from(b'E'), style: Style::default(), flags: 0 });
+            r.touch(usize::from(cols));
         }
         self.top = 0;
         self.bottom = self.size.rows - 1;
@@ -850,7 +897,7 @@ impl Screen {
             {
                 let buf = if alt { &mut self.alt } else { &mut self.main };
                 for r in buf.rows.iter_mut() {
-                    r.cells.resize(usize::from(size.cols), Cell::blank(Style::default()));
+                    r.set_len(usize::from(size.cols));
                     if let Some(last) = r.cells.last_mut() {
                         if last.flags & WIDE != 0 {
                             *last = Cell::blank(last.style);

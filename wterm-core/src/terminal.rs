@@ -456,7 +456,13 @@ impl Terminal {
             if prev_wrapped == Some(false) {
                 w.out.extend_from_slice(b"\r\n");
             }
+            let before = w.out.len();
             w.row(row, cols, true);
+            if prev_wrapped == Some(true) && w.out.len() == before {
+                // The wrap happens only when something is printed: a blank does.
+                w.set_style(Style::default());
+                w.out.push(b' ');
+            }
             prev_wrapped = Some(row.wrapped);
         }
         w.out.extend_from_slice(b"\x1b[0m");

@@ -321,7 +321,8 @@ fn vs16_in_the_last_column_stays_narrow() {
     t.feed(b"\x1b[d");
     t.feed(b"  ");
     // At 80 columns with the selector split across chunks: the keycap base `5` in the last
-    // column cannot widen, so it keeps one cell and the selector joins it.
+    // column cannot widen, so it keeps one cell and the selector is dropped (a narrow cell
+    // holding VS16 would widen when a snapshot prints it again; found by the fuzz target).
     let mut line = "x".repeat(79).into_bytes();
     line.push(b'5');
     let mut t = term(3, 80);
@@ -329,7 +330,7 @@ fn vs16_in_the_last_column_stays_narrow() {
     t.feed(&[0xef]);
     t.feed(&[0xb8]);
     t.feed(&[0x8f]);
-    let want = format!("{}5\u{fe0f}", "x".repeat(79));
+    let want = format!("{}5", "x".repeat(79));
     assert_eq!(t.screen_rows()[0].text, want);
     assert_eq!((t.cursor().row, t.cursor().col), (0, 79));
     t.feed(b"\x1b[d  ");
