@@ -449,12 +449,13 @@ impl Terminal {
     pub fn snapshot(&mut self) -> Vec<u8> {
         let s = &self.screen;
         let cols = s.size.cols;
-        let mut w = SnapshotWriter { out: Vec::new(), style: Style::default(), s };
+        let mut w = SnapshotWriter { out: Vec::new(), style: Style::default(), s, prev: String::new() };
         // History then the main screen as lines: the top ones scroll into history.
         let mut prev_wrapped = None;
         for row in s.history.iter().chain(s.main.rows.iter()) {
             if prev_wrapped == Some(false) {
                 w.out.extend_from_slice(b"\r\n");
+                w.prev.clear();
             }
             let before = w.out.len();
             w.row(row, cols, true);
@@ -462,6 +463,7 @@ impl Terminal {
                 // The wrap happens only when something is printed: a blank does.
                 w.set_style(Style::default());
                 w.out.push(b' ');
+                w.prev = " ".into();
             }
             prev_wrapped = Some(row.wrapped);
         }
@@ -473,6 +475,7 @@ impl Terminal {
             for (i, row) in s.alt.rows.iter().enumerate() {
                 if i == 0 || !s.alt.rows[i - 1].wrapped {
                     w.out.extend_from_slice(format!("\x1b[{};1H", i + 1).as_bytes());
+                    w.prev.clear();
                 }
                 w.row(row, cols, i + 1 < s.alt.rows.len());
             }
@@ -491,6 +494,8 @@ struct SnapshotWriter<'a> {
     /// The style the receiving terminal's pen has now.
     style: Style,
     s: &'a Screen,
+    /// The text of the cell printed last with nothing in between, for cluster joining.
+    prev: String,
 }
 
 impl SnapshotWriter<'_> {
@@ -499,6 +504,7 @@ impl SnapshotWriter<'_> {
         if style == self.style {
             return;
         }
+        self.prev.clear();
         if style.link != self.style.link {
             let uri = style.link.and_then(|id| self.s.link_uri(id)).unwrap_or("");
             self.out.extend_from_slice(format!("\x1b]8;;{uri}\x1b\\").as_bytes());
@@ -551,7 +557,14 @@ impl SnapshotWriter<'_> {
             self.set_style(cell.style);
             let mut text = String::new();
             self.s.clusters.push_text(cell.content, &mut text);
+            // Cells a program printed apart must not join when printed together (a modifier,
+            // indicator or anything after a ZWJ): NUL, a control that does nothing, ends the
+            // cluster.
+            if text.chars().next().is_some_and(|c| crate::unicode::continues_cluster(&self.prev, c)) {
+                self.out.push(0);
+            }
             self.out.extend_from_slice(text.as_bytes());
+            self.prev = text;
         }
     }
 

@@ -36,7 +36,8 @@ pub(crate) fn continues_cluster(cluster: &str, c: char) -> bool {
         return true;
     }
     if is_emoji_modifier(c) {
-        return (last as u32) >= 0x2600;
+        // One modifier, after an emoji base (those are all at or above U+261D).
+        return (last as u32) >= 0x261d && !cluster.chars().any(is_emoji_modifier);
     }
     if is_regional_indicator(c) {
         // Pairs only: a third indicator starts a new flag.
@@ -81,6 +82,8 @@ mod tests {
         assert!(!continues_cluster("👩", '💻'));
         assert!(continues_cluster("👍", '\u{1f3fd}'));
         assert!(!continues_cluster("a", '\u{1f3fd}'));
+        assert!(!continues_cluster("\u{1f3fd}", '\u{1f3fd}'));
+        assert!(!continues_cluster("👍\u{1f3fd}", '\u{1f3fd}'));
         assert!(continues_cluster("🇫", '🇷'));
         assert!(!continues_cluster("🇫🇷", '🇩'));
         assert!(widens("❤", VS16) && widens("1", VS16) && !widens("a", VS16));

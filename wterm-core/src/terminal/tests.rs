@@ -352,3 +352,20 @@ fn vs16_widens_an_emoji_capable_character_across_chunks() {
     assert!(t.screen_text().ends_with('\u{ff01}'), "{:?}", t.screen_text());
     assert_eq!(t.cursor().col, 6);
 }
+
+#[test]
+fn snapshot_keeps_cells_printed_apart_apart() {
+    // A skin-tone modifier, a regional indicator and a character after a ZWJ join the cell
+    // printed just before; printed apart (a cursor move between), they are separate cells and
+    // the snapshot must keep them so (found by the fuzz target's round-trip check).
+    let mut t = term(2, 12);
+    t.feed("\u{1f44d}\x1b[1;3H\u{1f3fd}\x1b[1;5H\u{1f1eb}\x1b[1;6H\u{1f1f7}".as_bytes());
+    t.feed("\x1b[2;1Ha\u{200d}\x1b[2;3Hb".as_bytes());
+    let mut r = rebuilt(&mut t);
+    assert_eq!(r.screen_text(), t.screen_text());
+    for (row, col) in [(0, 2), (0, 4), (0, 5), (1, 2)] {
+        assert_eq!(r.cell(row, col), t.cell(row, col), "cell {row},{col}");
+    }
+    assert_eq!(r.cell(0, 2).unwrap().0, "\u{1f3fd}");
+    let _ = r.snapshot();
+}
