@@ -193,11 +193,28 @@ for (const size of SIZES) {
       process.stderr.write(`bench: ${tag} (${(bytes.length / MIB).toFixed(1)} MiB) ... `);
       let r;
       try {
+        // BENCH_METRICS=1: where the run's main-thread time went (CDP Performance metrics).
+        const cdp = process.env.BENCH_METRICS ? await page.context().newCDPSession(page) : null;
+        const metrics = async () => {
+          if (!cdp) return null;
+          const { metrics: m } = await cdp.send("Performance.getMetrics");
+          return Object.fromEntries(m.map((x) => [x.name, x.value]));
+        };
+        if (cdp) await cdp.send("Performance.enable");
+        const m0 = await metrics();
         r = await withTimeout(
           page.evaluate((o) => window.bench.run(o), { terminal, file, rows: size.rows, cols: size.cols }),
           RUN_TIMEOUT_MS,
           tag,
         );
+        const m1 = await metrics();
+        if (m0 && m1) {
+          const d = (k) => ((m1[k] - m0[k]) * 1000).toFixed(0);
+          process.stderr.write(
+            `[script ${d("ScriptDuration")} ms, layout ${d("LayoutDuration")} ms, style ${d("RecalcStyleDuration")} ms, ` +
+              `task ${d("TaskDuration")} ms, layouts ${m1.LayoutCount - m0.LayoutCount}] `,
+          );
+        }
         r.verified = await verify(terminal, r, marker, size);
         await page.evaluate(() => window.bench.finish());
       } catch (e) {

@@ -21,10 +21,22 @@ pub const PTY_INPUT_QUEUE_MESSAGES: usize = 16;
 /// Output queued for one attached page and not yet written to its socket, in bytes. A page
 /// that falls further behind loses its queued output and is sent a fresh snapshot of the
 /// session's screen instead (a resync), so a slow page costs at most this much memory plus one
-/// snapshot, and never slows the PTY or the other pages. It is also what a slow page may still
+/// snapshot (flow control holds the PTY only briefly, see [`FLOW_WAIT_MAX`]). It is also what a slow page may still
 /// have to work through after Ctrl+C stops a flood: at the 2-4 MB/s a browser page parses and
 /// draws, 256 KiB keeps that under the 200 ms the spec allows.
 pub const CLIENT_QUEUE_BYTES: usize = 256 * 1024;
+
+/// Queued output above which a page holds up the PTY, in bytes: the session stops reading
+/// until the page's queue drains to [`FLOW_LOW_WATER_BYTES`] (flow control), so a page that
+/// keeps up loses nothing to scheduling hiccups. Half of [`CLIENT_QUEUE_BYTES`].
+pub const FLOW_HIGH_WATER_BYTES: usize = CLIENT_QUEUE_BYTES / 2;
+
+/// Queued output a held-up session waits for a page to drain to, in bytes.
+pub const FLOW_LOW_WATER_BYTES: usize = CLIENT_QUEUE_BYTES / 4;
+
+/// Longest the session holds up the PTY for one page's queue to drain; a page still behind is
+/// resynced instead (its queue dropped), so one stuck page cannot stall a session.
+pub const FLOW_WAIT_MAX: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Kernel send buffer of each accepted connection, in bytes (`SO_SNDBUF`; Linux doubles it).
 /// Fixing it turns off autotuning, which would otherwise let up to 4 MiB of output sit in the

@@ -69,6 +69,8 @@ impl State {
 pub struct ClientQueue {
     state: Mutex<State>,
     wake: Notify,
+    /// Woken whenever queued output shrinks (sent, dropped or replaced), for flow control.
+    drained: Notify,
 }
 
 impl ClientQueue {
@@ -93,6 +95,7 @@ impl ClientQueue {
                 st.frames.clear();
                 st.pending_bytes = 0;
                 st.lagged = true;
+                self.drained.notify_waiters();
                 return true;
             }
             st.pending_bytes += chunk.len();
@@ -129,6 +132,34 @@ impl ClientQueue {
             st.lagged = false;
         });
         self.wake.notify_one();
+        self.drained.notify_waiters();
+    }
+
+    /// Output queued and not yet taken by the socket task, in bytes; 0 while the page is lagged
+    /// (its output is not queued then) or closing.
+    pub fn pending_bytes(&self) -> usize {
+        self.with(|st| {
+            if st.lagged || st.close.is_some() {
+                0
+            } else {
+                st.pending_bytes
+            }
+        })
+    }
+
+    /// Waits until at most `limit` bytes of output are queued (see [`Self::pending_bytes`]).
+    /// The session's flow control bounds this wait with a timeout.
+    pub async fn wait_below(&self, limit: usize) {
+        loop {
+            let drained = self.drained.notified();
+            tokio::pin!(drained);
+            // Registered before the check, so a drain between the two is not missed.
+            drained.as_mut().enable();
+            if self.pending_bytes() <= limit {
+                return;
+            }
+            drained.await;
+        }
     }
 
     /// Ends the stream: after the frames already queued (and a resync, if one is due), the page
@@ -138,6 +169,19 @@ impl ClientQueue {
             st.close.get_or_insert((code, reason));
         });
         self.wake.notify_one();
+        self.drained.notify_waiters();
+    }
+
+    /// Drops what is queued and marks the page lagged, so its socket task resyncs it: for a
+    /// page that did not drain within the session's flow-control wait.
+    pub fn force_lag(&self) {
+        self.with(|st| {
+            st.frames.retain(|f| matches!(f, Frame::Text(_)));
+            st.pending_bytes = 0;
+            st.lagged = true;
+        });
+        self.wake.notify_one();
+        self.drained.notify_waiters();
     }
 
     /// Records that the page has processed `bytes` binary bytes since it attached (cumulative;
@@ -156,6 +200,9 @@ impl ClientQueue {
     pub async fn next(&self) -> Next {
         loop {
             if let Some(next) = self.with(take_next) {
+                if matches!(next, Next::Send(Frame::Output(_)) | Next::Resync) {
+                    self.drained.notify_waiters();
+                }
                 return next;
             }
             // A notify_one that raced ahead of this wait left a permit, so nothing is missed.
@@ -303,5 +350,37 @@ mod tests {
         q.close(1011, "ignored");
         assert_eq!(now(&q), Some(Next::Send(Frame::Text("exit".into()))));
         assert_eq!(now(&q), Some(Next::Close(1000, "exited")));
+    }
+
+    #[tokio::test]
+    async fn wait_below_returns_once_the_socket_task_drains_the_queue() {
+        let q = std::sync::Arc::new(ClientQueue::new());
+        q.push_output(Bytes::from(vec![b'x'; 100_000]));
+        q.push_output(Bytes::from(vec![b'y'; 100_000]));
+        assert_eq!(q.pending_bytes(), 200_000);
+        let waiter = tokio::spawn({
+            let q = q.clone();
+            async move { q.wait_below(100_000).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished());
+        // The first chunk goes out alone (the two together exceed WS_FRAME_BYTES).
+        assert!(matches!(q.next().await, Next::Send(Frame::Output(_))));
+        tokio::time::timeout(std::time::Duration::from_secs(5), waiter)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(q.pending_bytes(), 100_000);
+    }
+
+    #[test]
+    fn force_lag_drops_output_keeps_text_and_asks_for_a_resync() {
+        let q = ClientQueue::new();
+        q.push_output(Bytes::from_static(b"out"));
+        q.push_text("{}".into());
+        q.force_lag();
+        assert_eq!(q.pending_bytes(), 0);
+        assert_eq!(now(&q), Some(Next::Send(Frame::Text("{}".into()))));
+        assert_eq!(now(&q), Some(Next::Resync));
     }
 }

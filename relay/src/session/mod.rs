@@ -28,7 +28,10 @@ use tokio::time::Instant;
 use wterm_core::{Size, Terminal, View};
 
 use crate::broker::WindowState;
-use crate::limits::{EXIT_DRAIN, EXIT_DRAIN_MAX, SCROLLBACK_ROWS};
+use crate::limits::{
+    EXIT_DRAIN, EXIT_DRAIN_MAX, FLOW_HIGH_WATER_BYTES, FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX,
+    SCROLLBACK_ROWS,
+};
 use fanout::{ClientQueue, Frame};
 use pty::Input;
 pub use pty::Program;
@@ -398,6 +401,38 @@ impl Session {
         let _ = rx.wait_for(|ended| *ended).await;
     }
 
+    /// Flow control: while an attached page has more than [`FLOW_HIGH_WATER_BYTES`] of output
+    /// queued, no more PTY output is taken (the program then blocks on its writes, as under a
+    /// real terminal) until the queue drains to [`FLOW_LOW_WATER_BYTES`], for at most
+    /// [`FLOW_WAIT_MAX`]. A page still behind after that is dropped to a resync, so a stuck page
+    /// costs the others one wait, not a stall.
+    async fn throttle(&self) {
+        let busy: Vec<Arc<ClientQueue>> = self
+            .lock()
+            .clients
+            .iter()
+            .filter(|c| c.pending_bytes() > FLOW_HIGH_WATER_BYTES)
+            .cloned()
+            .collect();
+        if busy.is_empty() {
+            return;
+        }
+        let drained = tokio::time::timeout(FLOW_WAIT_MAX, async {
+            for c in &busy {
+                c.wait_below(FLOW_LOW_WATER_BYTES).await;
+            }
+        })
+        .await;
+        if drained.is_err() {
+            for c in busy
+                .iter()
+                .filter(|c| c.pending_bytes() > FLOW_LOW_WATER_BYTES)
+            {
+                c.force_lag();
+            }
+        }
+    }
+
     fn on_output(&self, chunk: Bytes) {
         let version = self.feed(chunk);
         // Outside the session lock: the woken readers take it next.
@@ -496,7 +531,10 @@ impl Pump {
             tokio::select! {
                 biased;
                 chunk = output.recv() => match chunk {
-                    Some(chunk) => session.on_output(chunk),
+                    Some(chunk) => {
+                        session.on_output(chunk);
+                        session.throttle().await;
+                    }
                     // EOF: every slave descriptor is closed; the child is gone or going.
                     None => break (&mut exited).await.unwrap_or(-1),
                 },
