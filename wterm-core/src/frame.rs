@@ -119,7 +119,11 @@ impl Terminal {
         let cur = self.cursor();
         let cursor = cur.visible.then_some((history_lines + usize::from(cur.row), cur.col));
         let stable_hash = match cursor {
-            Some((r, c)) => ScreenHash::of(&join_rows(&with_nul_at(&rows, r, c))),
+            Some((r, _)) => {
+                let mut marked = rows.clone();
+                marked[r] = self.cursor_row_with_nul();
+                ScreenHash::of(&join_rows(&marked))
+            }
             None => ScreenHash::of(&text),
         };
         Frame { content_hash: ScreenHash::of(&text), stable_hash, rows, history_lines, cursor, text }
@@ -155,36 +159,6 @@ fn is_blank_default_bg(run: &crate::StyledRun) -> bool {
     run.style.bg == Color::Default && !run.style.inverse && !run.style.underline && run.text.trim().is_empty()
 }
 
-/// `rows` with the cell at (`row`, `col`) replaced by NUL, padding the row with spaces when the
-/// cursor sits past its text.
-fn with_nul_at(rows: &[TextRow], row: usize, col: u16) -> Vec<TextRow> {
-    let mut out = rows.to_vec();
-    let Some(target) = out.get_mut(row) else { return out };
-    let mut s = String::with_capacity(target.text.len() + 4);
-    let mut c = 0u16;
-    let mut replaced = false;
-    for ch in target.text.chars() {
-        // Columns per character as vt100 counts them; combining marks take none.
-        let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0) as u16;
-        if !replaced && c == col && w > 0 {
-            s.push('\0');
-            replaced = true;
-        } else if !(replaced && c == col + 1 && w == 0) {
-            s.push(ch);
-        }
-        c += w;
-    }
-    if !replaced {
-        while c < col {
-            s.push(' ');
-            c += 1;
-        }
-        s.push('\0');
-    }
-    target.text = s;
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +184,20 @@ mod tests {
         assert_eq!(a.stable_hash, b.stable_hash);
         t.feed(b"\x1b[2;1Hz");
         assert_ne!(t.frame(View::Screen).stable_hash, b.stable_hash);
+    }
+
+    #[test]
+    fn stable_hash_marks_the_cell_after_wide_clusters() {
+        // The cursor after a ZWJ sequence (two columns, three characters of width 2 + 0 + 2):
+        // the marked cell is the one under the cursor, not one found by adding up char widths.
+        let mut t = Terminal::new(Size::new(2, 10), 10);
+        t.feed("\u{1f469}\u{200d}\u{1f4bb}ab\x1b[1;3H".as_bytes());
+        let a = t.frame(View::Screen);
+        t.feed(b"X\x1b[1;3H");
+        let b = t.frame(View::Screen);
+        assert_ne!(a.content_hash, b.content_hash);
+        assert_eq!(a.stable_hash, b.stable_hash);
+        assert_eq!(a.stable_hash, ScreenHash::of("\u{1f469}\u{200d}\u{1f4bb}\0b\n"));
     }
 
     #[test]

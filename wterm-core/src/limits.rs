@@ -6,10 +6,8 @@ pub const DEFAULT_SCROLLBACK_ROWS: usize = 10_000;
 /// Most rows of history a terminal may keep, in rows; larger requests are lowered to this.
 pub const MAX_SCROLLBACK_ROWS: usize = 1_000_000;
 
-/// Smallest width we hand to the parser, in columns; narrower requests are raised to this.
-///
-/// vt100 0.18 panics when a zero-width character (for instance U+FE0F) widens the only cell of a
-/// one-column row, so a one-column screen is never built.
+/// Smallest width, in columns; narrower requests are raised to this (a wide character needs
+/// two cells, as alacritty's `MIN_COLUMNS`).
 pub const MIN_COLS: u16 = 2;
 
 /// Smallest height, in rows; smaller requests are raised to this.

@@ -377,6 +377,32 @@ impl Terminal {
         TextRow { text, wrapped: row.wrapped }
     }
 
+    /// The cursor's screen row as text with the cursor's cell (a wide character's first half
+    /// when the cursor is on its second) replaced by NUL, padded with spaces up to it: what
+    /// [`crate::Frame::stable_hash`] hashes.
+    pub(crate) fn cursor_row_with_nul(&self) -> TextRow {
+        let b = self.screen.buf();
+        let cols = usize::from(self.size().cols);
+        let row = &b.rows[usize::from(b.row)];
+        let mut at = usize::from(b.col);
+        if at > 0 && row.cells.get(at).is_some_and(|c| c.flags & WIDE_CONT != 0) {
+            at -= 1;
+        }
+        let mut text = String::with_capacity(cols);
+        for (i, cell) in row.cells.iter().enumerate().take(cols) {
+            if i == at {
+                text.push('\0');
+            } else if cell.flags & WIDE_CONT == 0 {
+                self.screen.clusters.push_text(cell.content, &mut text);
+            }
+        }
+        if !row.wrapped {
+            let trimmed = text.trim_end_matches(' ').len();
+            text.truncate(trimmed);
+        }
+        TextRow { text, wrapped: row.wrapped }
+    }
+
     /// The rows of the visible screen as text, top to bottom.
     pub fn screen_rows(&self) -> Vec<TextRow> {
         self.screen.buf().rows.iter().map(|r| self.text_row(r)).collect()

@@ -157,7 +157,8 @@ fn run(input: &[u8], size: Size, checkpoints: &[Checkpoint], chunk: usize) -> Ve
             let actual = actual_rows.get(r).map_or("<missing>", |t| t.text.trim_end_matches(' '));
             diff(format!("row {r}"), expected.clone(), actual.to_string());
         }
-        // While a wrap is pending tmux reports the column one past the last; so does vt100.
+        // While a wrap is pending tmux reports the column one past the last; wterm-core keeps the
+        // cursor on the last column (listed in the case's DIFFERENCES).
         let c = term.cursor();
         diff(
             "cursor".into(),

@@ -1,5 +1,4 @@
-//! Property test: no input, chunking or size makes the terminal panic (vt100 0.18 is known to
-//! panic on some inputs; `Terminal` must guard them). Inputs are random bytes mixed with pieces
+//! Property test: no input, chunking or size makes the terminal panic. Inputs are random bytes mixed with pieces
 //! of real escape sequences and tricky Unicode, at sizes including 1 and 2 columns, with
 //! resizes in between, and every read-side call exercised after each step.
 
