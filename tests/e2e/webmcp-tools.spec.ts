@@ -3,46 +3,18 @@
 // navigator.modelContext polyfill. Terminals live on tests/e2e/pages/index.html, served with
 // wterm-wasm/pkg by a small static server; `bash wterm-wasm/build.sh` must have run.
 import { test, expect, type Page } from "@playwright/test";
-import { createServer, type Server } from "node:http";
-import { readFile } from "node:fs/promises";
-import { extname, join, normalize, resolve } from "node:path";
+import { serveTestPages, type StaticServer } from "./static";
 
-const PAGES = resolve("tests/e2e/pages");
-const PKG = resolve("wterm-wasm/pkg");
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript",
-  ".wasm": "application/wasm",
-  ".json": "application/json",
-};
-
-let server: Server;
+let server: StaticServer;
 let base = "";
 
 test.beforeAll(async () => {
-  server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-    const [root, rel] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : [PAGES, path.slice(1) || "index.html"];
-    const file = normalize(join(root, rel));
-    if (!file.startsWith(root)) {
-      res.writeHead(403).end();
-      return;
-    }
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const addr = server.address();
-  base = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  server = await serveTestPages();
+  base = server.base;
 });
 
 test.afterAll(async () => {
-  await new Promise((r) => server?.close(r));
+  await server?.close();
 });
 
 // Every test: console warnings collected; a page error fails the test.

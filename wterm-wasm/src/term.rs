@@ -171,6 +171,9 @@ impl Inner {
             let now = crate::dom::now_ms();
             let since = *self.sync_since.get_or_insert(now);
             if now - since < SYNC_OUTPUT_TIMEOUT_MS {
+                if let Some(dom) = self.dom.as_mut() {
+                    dom.frame_done();
+                }
                 self.schedule_frame();
                 webmcp::run_due_check(self);
                 return;

@@ -169,6 +169,12 @@ impl Dom {
     }
 
     /// Asks for a frame unless one is pending.
+    /// Forgets the frame being run, so the next [`Self::request_frame`] asks for a new one (a
+    /// frame skipped during synchronized output draws nothing).
+    pub(crate) fn frame_done(&mut self) {
+        self.frame = None;
+    }
+
     pub(crate) fn request_frame(&mut self) {
         if self.frame.is_some() {
             return;

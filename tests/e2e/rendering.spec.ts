@@ -1,0 +1,110 @@
+// What the DOM renderer draws for the fidelity features of wterm-core: OSC 8 links, SGR 8/9,
+// DECSCUSR cursor shapes, synchronized output (mode 2026), DEC line drawing, grapheme clusters.
+// Terminals live on tests/e2e/pages/index.html (window.harness), served with wterm-wasm/pkg.
+import { test, expect, type Page } from "@playwright/test";
+import { serveTestPages, type StaticServer } from "./static";
+
+let server: StaticServer;
+
+test.beforeAll(async () => {
+  server = await serveTestPages();
+});
+
+test.afterAll(async () => {
+  await server?.close();
+});
+
+let pageErrors: string[] = [];
+test.beforeEach(async ({ page }) => {
+  pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  await page.goto(`${server.base}/index.html`);
+  await page.waitForFunction(() => (window as any).ready === true);
+  await page.evaluate(() => (window as any).harness.make("t", { cols: 30, rows: 4 }));
+});
+test.afterEach(() => {
+  expect(pageErrors).toEqual([]);
+});
+
+const write = (page: Page, data: string) => page.evaluate((d) => (window as any).harness.term("t").write(d), data);
+/** Waits for two animation frames, so anything scheduled has been drawn. */
+const frames = (page: Page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+const rowText = (page: Page, row: number) =>
+  page.evaluate((r) => document.querySelectorAll(".host .wterm-row")[r]?.textContent ?? "", row);
+
+test("OSC 8 http(s) links become anchors; other schemes stay text", async ({ page }) => {
+  await write(page, "\x1b]8;;https://example.com/a?b=1\x1b\\site\x1b]8;;\x1b\\ \x1b]8;;javascript:alert(1)\x07evil\x1b]8;;\x07");
+  await frames(page);
+  const anchors = await page.evaluate(() =>
+    [...document.querySelectorAll(".host a")].map((a) => ({
+      href: a.getAttribute("href"),
+      text: a.textContent,
+      target: a.getAttribute("target"),
+      rel: a.getAttribute("rel"),
+    })),
+  );
+  expect(anchors).toEqual([
+    { href: "https://example.com/a?b=1", text: "site", target: "_blank", rel: "noopener noreferrer" },
+  ]);
+  expect(await rowText(page, 0)).toBe("site evil".padEnd(30, " "));
+});
+
+test("SGR 9 strikes through, SGR 8 conceals, SGR 5 blinks", async ({ page }) => {
+  await write(page, "\x1b[9mstruck\x1b[0m \x1b[8mhidden\x1b[0m \x1b[5mblink\x1b[0m");
+  await frames(page);
+  const classes = await page.evaluate(() =>
+    Object.fromEntries([...document.querySelectorAll(".host .wterm-row span")].map((s) => [s.textContent, s.className])),
+  );
+  expect(classes["struck"]).toBe("wterm-s");
+  expect(classes["hidden"]).toBe("wterm-h");
+  expect(classes["blink"]).toBe("wterm-k");
+  const color = await page.evaluate(
+    () => getComputedStyle([...document.querySelectorAll(".host .wterm-row span")].find((s) => s.textContent === "hidden")!).color,
+  );
+  expect(color).toBe("rgba(0, 0, 0, 0)");
+});
+
+test("DECSCUSR sets the cursor's shape and blinking", async ({ page }) => {
+  const cursorClass = () => page.evaluate(() => document.querySelector(".host .wterm-cursor")!.className);
+  await frames(page);
+  expect((await cursorClass()).split(" ")).toEqual(["wterm-cursor", "wterm-k"]);
+  await write(page, "\x1b[6 q");
+  await frames(page);
+  expect((await cursorClass()).split(" ")).toEqual(["wterm-cursor", "wterm-bar"]);
+  await write(page, "\x1b[3 q");
+  await frames(page);
+  expect((await cursorClass()).split(" ")).toEqual(["wterm-cursor", "wterm-ul", "wterm-k"]);
+  await write(page, "\x1b[2 q");
+  await frames(page);
+  expect((await cursorClass()).split(" ")).toEqual(["wterm-cursor"]);
+});
+
+test("synchronized output: nothing is drawn until the update ends, or after the timeout", async ({ page }) => {
+  await write(page, "before");
+  await frames(page);
+  await write(page, "\x1b[?2026h\r\x1b[Kduring");
+  await frames(page);
+  await frames(page);
+  expect((await rowText(page, 0)).trimEnd()).toBe("before");
+  await write(page, " done\x1b[?2026l");
+  await frames(page);
+  expect((await rowText(page, 0)).trimEnd()).toBe("during done");
+  // A program that never ends its update is drawn after SYNC_OUTPUT_TIMEOUT_MS (1 s).
+  await write(page, "\x1b[?2026h\r\x1b[Kstuck");
+  await frames(page);
+  expect((await rowText(page, 0)).trimEnd()).toBe("during done");
+  await expect.poll(async () => (await rowText(page, 0)).trimEnd(), { timeout: 3000 }).toBe("stuck");
+});
+
+test("DEC special graphics draw line-drawing characters; clusters take one two-column box", async ({ page }) => {
+  await write(page, "\x1b(0lqwqk\x1b(B ok\r\n\u{1f469}\u200d\u{1f4bb}|\u{1f1eb}\u{1f1f7}|e\u0301|");
+  await frames(page);
+  expect((await rowText(page, 0)).trimEnd()).toBe("┌─┬─┐ ok");
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll(".host .wterm-row")[1].querySelectorAll(".wterm-w")].map((w) => w.textContent),
+  );
+  expect(wide).toEqual(["\u{1f469}\u200d\u{1f4bb}", "\u{1f1eb}\u{1f1f7}"]);
+  // The cursor sits after 2 + 1 + 2 + 1 + 1 + 1 columns.
+  expect(await page.evaluate(() => getComputedStyle(document.querySelector(".host .wterm-screen")!).getPropertyValue("--cx"))).toBe("8");
+});

@@ -1,0 +1,44 @@
+// A static server for the test pages (tests/e2e/pages) and the built wasm package
+// (wterm-wasm/pkg, under /pkg/), on 127.0.0.1 and a free port. `bash wterm-wasm/build.sh` must
+// have run.
+import { createServer, type Server } from "node:http";
+import { readFile } from "node:fs/promises";
+import { extname, join, normalize, resolve } from "node:path";
+
+const PAGES = resolve("tests/e2e/pages");
+const PKG = resolve("wterm-wasm/pkg");
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+};
+
+/** A running server: its base URL and how to stop it. */
+export interface StaticServer {
+  base: string;
+  close(): Promise<void>;
+}
+
+export async function serveTestPages(): Promise<StaticServer> {
+  const server: Server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    const [root, rel] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : [PAGES, path.slice(1) || "index.html"];
+    const file = normalize(join(root, rel));
+    if (!file.startsWith(root)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const addr = server.address();
+  const base = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  return { base, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
