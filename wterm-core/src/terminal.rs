@@ -293,6 +293,9 @@ impl Terminal {
     /// history (clamped to what exists; the alternate screen has no history).
     fn view_row(&self, view_offset: usize, row: u16) -> Option<&Row> {
         let s = &self.screen;
+        if row >= s.size.rows {
+            return None;
+        }
         if s.alt_active {
             return s.alt.rows.get(usize::from(row));
         }

@@ -369,3 +369,16 @@ fn snapshot_keeps_cells_printed_apart_apart() {
     assert_eq!(r.cell(0, 2).unwrap().0, "\u{1f3fd}");
     let _ = r.snapshot();
 }
+
+#[test]
+fn row_runs_past_the_bottom_are_empty_at_any_view_offset() {
+    // Found by the fuzz target: scrolled up into history, a row index past the screen's bottom
+    // read a history row instead of nothing.
+    let mut t = term(3, 10);
+    t.feed(b"1\r\n2\r\n3\r\n4\r\n5\r\n6");
+    let mut runs = Vec::new();
+    t.row_runs(2, 4, &mut runs);
+    assert!(runs.is_empty(), "{runs:?}");
+    t.row_runs(2, 0, &mut runs);
+    assert_eq!(runs[0].text.trim_end(), "2");
+}
