@@ -201,6 +201,11 @@ for (const size of SIZES) {
           return Object.fromEntries(m.map((x) => [x.name, x.value]));
         };
         if (cdp) await cdp.send("Performance.enable");
+        if (cdp && process.env.BENCH_PROFILE) {
+          await cdp.send("Profiler.enable");
+          await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+          await cdp.send("Profiler.start");
+        }
         const m0 = await metrics();
         r = await withTimeout(
           page.evaluate((o) => window.bench.run(o), { terminal, file, rows: size.rows, cols: size.cols }),
@@ -208,6 +213,20 @@ for (const size of SIZES) {
           tag,
         );
         const m1 = await metrics();
+        if (cdp && process.env.BENCH_PROFILE) {
+          // BENCH_PROFILE=1: the functions with the most self time (sampling profiler).
+          const { profile } = await cdp.send("Profiler.stop");
+          const self = new Map();
+          const dt = profile.timeDeltas ?? [];
+          const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+          (profile.samples ?? []).forEach((id, i) => {
+            const n = byId.get(id);
+            const key = `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").pop()}`;
+            self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
+          });
+          const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
+          process.stderr.write("\n" + top.map(([k, v]) => `    ${v.toFixed(0).padStart(6)} ms  ${k}`).join("\n") + "\n");
+        }
         if (m0 && m1) {
           const d = (k) => ((m1[k] - m0[k]) * 1000).toFixed(0);
           process.stderr.write(
