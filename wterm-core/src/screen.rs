@@ -169,7 +169,8 @@ impl Screen {
         Screen {
             size,
             main: Buffer::new(size),
-            alt: Buffer::new(size),
+            // Allocated when a program first switches to it (most sessions never do).
+            alt: Buffer::new(Size { rows: 0, cols: size.cols }),
             alt_active: false,
             history: VecDeque::new(),
             history_cap,
@@ -818,6 +819,9 @@ impl Screen {
 
     /// Switches to the alternate screen (47, 1047, 1049); `clear` erases it first.
     pub fn enter_alt(&mut self, clear: bool) {
+        if self.alt.rows.is_empty() {
+            self.alt.rows = (0..self.size.rows).map(|_| Row::new(self.size.cols, Style::default())).collect();
+        }
         if !self.alt_active {
             let (row, col) = (self.main.row, self.main.col);
             self.alt_active = true;
@@ -893,6 +897,9 @@ impl Screen {
         }
         let old = self.size;
         for alt in [false, true] {
+            if alt && self.alt.rows.is_empty() {
+                continue; // not allocated yet: enter_alt builds it at the new size
+            }
             let mut lost_top = Vec::new();
             {
                 let buf = if alt { &mut self.alt } else { &mut self.main };
