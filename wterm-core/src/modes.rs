@@ -72,18 +72,18 @@ impl Default for Modes {
 impl Modes {
     /// The modes of a freshly reset terminal: everything off except DECAWM.
     pub const RESET: Modes = Modes {
-            application_cursor: false,
-            application_keypad: false,
-            bracketed_paste: false,
-            alternate_screen: false,
-            hide_cursor: false,
-            kitty_flags: 0,
-            mouse_reporting: false,
-            autowrap: true,
-            insert: false,
-            origin: false,
-            synchronized_output: false,
-            cursor_style: CursorStyle { shape: CursorShape::Block, blink: true },
+        application_cursor: false,
+        application_keypad: false,
+        bracketed_paste: false,
+        alternate_screen: false,
+        hide_cursor: false,
+        kitty_flags: 0,
+        mouse_reporting: false,
+        autowrap: true,
+        insert: false,
+        origin: false,
+        synchronized_output: false,
+        cursor_style: CursorStyle { shape: CursorShape::Block, blink: true },
     };
 }
 

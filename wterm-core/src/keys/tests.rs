@@ -4,16 +4,7 @@
 use super::*;
 use crate::Modes;
 
-const LEGACY: Modes = Modes {
-    application_cursor: false,
-    application_keypad: false,
-    bracketed_paste: false,
-    alternate_screen: false,
-    hide_cursor: false,
-    kitty_flags: 0,
-    mouse_reporting: false,
-    ..Modes::RESET
-};
+const LEGACY: Modes = Modes::RESET;
 const DECCKM: Modes = Modes { application_cursor: true, ..LEGACY };
 const KITTY1: Modes = Modes { kitty_flags: 1, ..LEGACY };
 const KITTY8: Modes = Modes { kitty_flags: 8, ..LEGACY };
