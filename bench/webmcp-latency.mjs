@@ -19,7 +19,18 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PAGES = join(root, "tests/e2e/pages");
 const PKG = join(root, "wterm-wasm/pkg");
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm" };
-const iterations = Number(process.argv[2] ?? 200);
+/** Samples per scenario when no count is given. */
+const DEFAULT_ITERATIONS = 200;
+const arg = process.argv[2];
+if (arg !== undefined && !/^[1-9][0-9]*$/.test(arg)) {
+  console.error(
+    `usage: node bench/webmcp-latency.mjs [samples]\n` +
+      `  samples: a whole number of samples per scenario, at least 1 (default ${DEFAULT_ITERATIONS}); got ${JSON.stringify(arg)}\n` +
+      `  needs the wasm package: bash wterm-wasm/build.sh`,
+  );
+  process.exit(2);
+}
+const iterations = Number(arg ?? DEFAULT_ITERATIONS);
 
 const server = createServer(async (req, res) => {
   const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);

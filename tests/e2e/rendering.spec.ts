@@ -108,3 +108,25 @@ test("DEC special graphics draw line-drawing characters; clusters take one two-c
   // The cursor sits after 2 + 1 + 2 + 1 + 1 + 1 columns.
   expect(await page.evaluate(() => getComputedStyle(document.querySelector(".host .wterm-screen")!).getPropertyValue("--cx"))).toBe("8");
 });
+
+test("copying keeps each row on one line, styled runs and wide cells included", async ({ page }) => {
+  // Newcomer report: the selection's own text put every styled run on a line of its own.
+  await write(page, "a \x1b[1mbold\x1b[0m b\r\nabc \u65e5\u672c def \x1b]8;;https://x.test\x1b\\lnk\x1b]8;;\x1b\\ tail\r\nnot selected");
+  await frames(page);
+  const copied = await page.evaluate(() => {
+    const rows = document.querySelectorAll(".host .wterm-row");
+    const range = document.createRange();
+    range.setStart(rows[0], 0);
+    range.setEnd(rows[1], rows[1].childNodes.length);
+    const sel = window.getSelection()!;
+    sel.removeAllRanges();
+    sel.addRange(range);
+    let got = "";
+    const grab = (e: ClipboardEvent) => { got = e.clipboardData!.getData("text/plain"); };
+    document.addEventListener("copy", grab);
+    document.execCommand("copy");
+    document.removeEventListener("copy", grab);
+    return got;
+  });
+  expect(copied).toBe("a bold b\nabc \u65e5\u672c def lnk tail");
+});

@@ -124,8 +124,9 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
         }
     })?);
 
+    let copy_root = root.clone();
     listeners.push(Listener::new(&root, "copy", false, move |e: Event| {
-        on_copy(e.unchecked_ref());
+        on_copy(e.unchecked_ref(), &copy_root);
     })?);
 
     let w = weak.clone();
@@ -338,22 +339,53 @@ fn on_wheel(shared: &Shared, ev: &WheelEvent) {
     send_input(shared, &bytes);
 }
 
-/// Copies the selection with each line's trailing blanks removed (rows are padded with spaces
-/// to the terminal's width).
-fn on_copy(ev: &ClipboardEvent) {
-    let Some(sel) = web_sys::window().and_then(|w| w.get_selection().ok().flatten()) else {
-        return;
-    };
-    let text: String = sel.unchecked_ref::<js_sys::Object>().to_string().into();
+/// Copies the selection row by row: the selected part of each `.wterm-row` as its DOM text
+/// (`Range.toString`, so the styled runs of a row stay on one line; the selection's own
+/// `toString` puts every flex item on a line of its own), trailing blanks removed (rows are
+/// padded with spaces to the terminal's width), rows joined with `\n`.
+fn on_copy(ev: &ClipboardEvent, root: &web_sys::Element) {
+    let Some(text) = selected_rows_text(root) else { return };
     if text.is_empty() {
         return;
     }
-    let trimmed: Vec<&str> = text.split('\n').map(|l| l.trim_end_matches(' ')).collect();
     if let Some(data) = ev.clipboard_data() {
-        if data.set_data("text/plain", &trimmed.join("\n")).is_ok() {
+        if data.set_data("text/plain", &text).is_ok() {
             ev.prevent_default();
         }
     }
+}
+
+/// The selected text of the terminal under `root`, one line per row; `None` without a
+/// selection or when it does not touch a row.
+fn selected_rows_text(root: &web_sys::Element) -> Option<String> {
+    let window = web_sys::window()?;
+    let doc = window.document()?;
+    let sel = window.get_selection().ok()??;
+    if sel.range_count() == 0 {
+        return None;
+    }
+    let range = sel.get_range_at(0).ok()?;
+    let rows = root.query_selector_all(".wterm-row").ok()?;
+    let start = range.start_container().ok()?;
+    let end = range.end_container().ok()?;
+    let mut lines: Vec<String> = Vec::new();
+    for i in 0..rows.length() {
+        let Some(row) = rows.item(i) else { continue };
+        if !range.intersects_node(&row).unwrap_or(false) {
+            continue;
+        }
+        let part = doc.create_range().ok()?;
+        part.select_node_contents(&row).ok()?;
+        if row.contains(Some(&start)) {
+            part.set_start(&start, range.start_offset().ok()?).ok()?;
+        }
+        if row.contains(Some(&end)) {
+            part.set_end(&end, range.end_offset().ok()?).ok()?;
+        }
+        let text: String = part.to_string().into();
+        lines.push(text.trim_end_matches(' ').to_string());
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
 #[cfg(test)]

@@ -35,25 +35,31 @@ const IDLE_SESSIONS: usize = 10;
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
+/// wterm-relay against a bare PTY, measured side by side in one run.
+#[derive(clap::Parser)]
+#[command(name = "relay-bench")]
 struct Args {
+    /// The relay binary to measure (build it first: cargo build --release -p wterm-relay).
+    #[arg(long, default_value = "target/release/wterm-relay")]
+    relay: String,
+    /// Size of the `cat` corpus, in MiB.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    mb: u32,
+    /// Echo round trips measured.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    samples: u32,
+}
+
+/// The parsed flags, with counts as `usize`.
+struct Opts {
     relay: String,
     mb: usize,
     samples: usize,
 }
 
-fn args() -> Args {
-    let mut a = Args { relay: "target/release/wterm-relay".into(), mb: 200, samples: 200 };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut val = || it.next().unwrap_or_else(|| die(&format!("{flag} needs a value")));
-        match flag.as_str() {
-            "--relay" => a.relay = val(),
-            "--mb" => a.mb = val().parse().unwrap_or_else(|_| die("--mb takes a positive integer")),
-            "--samples" => a.samples = val().parse().unwrap_or_else(|_| die("--samples takes a positive integer")),
-            _ => die(&format!("unknown flag {flag}; accepted: --relay PATH, --mb N, --samples N")),
-        }
-    }
-    a
+fn args() -> Opts {
+    let a = <Args as clap::Parser>::parse();
+    Opts { relay: a.relay, mb: a.mb as usize, samples: a.samples as usize }
 }
 
 fn die(msg: &str) -> ! {

@@ -382,3 +382,12 @@ fn row_runs_past_the_bottom_are_empty_at_any_view_offset() {
     t.row_runs(2, 0, &mut runs);
     assert_eq!(runs[0].text.trim_end(), "2");
 }
+
+#[test]
+fn a_needle_spanning_rows_matches_at_any_screen_width() {
+    // Newcomer report: "DONE\nroot" never matched a screen showing DONE above the prompt.
+    let mut t = term(5, 80);
+    t.feed(b"DONE\r\nroot@vm:~# ");
+    let rows = t.frame(crate::View::Screen).rows;
+    assert!(rows_contain(&rows, "DONE\nroot"), "{:?}", join_for_search(&rows));
+}
