@@ -391,3 +391,17 @@ fn a_needle_spanning_rows_matches_at_any_screen_width() {
     let rows = t.frame(crate::View::Screen).rows;
     assert!(rows_contain(&rows, "DONE\nroot"), "{:?}", join_for_search(&rows));
 }
+
+#[test]
+fn a_c1_control_split_across_chunks_acts_as_a_control() {
+    // Found by the fuzz target: U+008D (RI) encoded as C2 8D and split across two feeds
+    // reached `print` (and joined the previous cell) instead of acting as reverse index.
+    let mut whole = term(2, 4);
+    whole.feed(b"ab\r\n\xc2\x8dX");
+    let mut split = term(2, 4);
+    split.feed(b"ab\r\n\xc2");
+    split.feed(b"\x8dX");
+    assert_eq!(split.screen_text(), whole.screen_text());
+    // RI moved the cursor up a row, so X overwrote the a.
+    assert_eq!(split.screen_text(), "Xb");
+}

@@ -36,7 +36,13 @@ fn kitty_flags_value(p: u16) -> u8 {
 impl Perform for Screen {
     #[inline]
     fn print(&mut self, c: char) {
-        Screen::print(self, c);
+        // vte routes C0/C1 controls to `execute`, except a control completed from a UTF-8
+        // sequence split across `advance` calls, which reaches `print`: route it the same way,
+        // so chunking never changes what a control does (found by the fuzz target).
+        match c {
+            '\u{0}'..='\u{1f}' | '\u{80}'..='\u{9f}' => self.execute(c as u8),
+            _ => Screen::print(self, c),
+        }
     }
 
     fn execute(&mut self, byte: u8) {
