@@ -486,14 +486,7 @@ impl Terminal {
                 w.out.extend_from_slice(b"\r\n");
                 w.prev.clear();
             }
-            let before = w.out.len();
-            w.row(row, cols, true);
-            if prev_wrapped == Some(true) && w.out.len() == before {
-                // The wrap happens only when something is printed: a blank does.
-                w.set_style(Style::default());
-                w.out.push(b' ');
-                w.prev = " ".into();
-            }
+            w.row_after(row, cols, true, prev_wrapped == Some(true));
             prev_wrapped = Some(row.wrapped);
         }
         w.out.extend_from_slice(b"\x1b[0m");
@@ -506,7 +499,8 @@ impl Terminal {
                     w.out.extend_from_slice(format!("\x1b[{};1H", i + 1).as_bytes());
                     w.prev.clear();
                 }
-                w.row(row, cols, i + 1 < s.alt.rows.len());
+                let after_wrap = i > 0 && s.alt.rows[i - 1].wrapped;
+                w.row_after(row, cols, i + 1 < s.alt.rows.len(), after_wrap);
             }
             w.out.extend_from_slice(b"\x1b[0m");
             w.style = Style::default();
@@ -565,6 +559,19 @@ impl SnapshotWriter<'_> {
         sgr.push('m');
         self.out.extend_from_slice(sgr.as_bytes());
         self.style = style;
+    }
+
+    /// [`Self::row`] for a row that follows a wrapped one (`after_wrap`): the wrap happens only
+    /// when something is printed, so a row that prints nothing gets a blank (found by the fuzz
+    /// target, on both screens).
+    fn row_after(&mut self, row: &Row, cols: u16, may_wrap: bool, after_wrap: bool) {
+        let before = self.out.len();
+        self.row(row, cols, may_wrap);
+        if after_wrap && self.out.len() == before {
+            self.set_style(Style::default());
+            self.out.push(b' ');
+            self.prev = " ".into();
+        }
     }
 
     /// A row's cells: through the last non-default cell, or every column when the row wraps

@@ -405,3 +405,15 @@ fn a_c1_control_split_across_chunks_acts_as_a_control() {
     // RI moved the cursor up a row, so X overwrote the a.
     assert_eq!(split.screen_text(), "Xb");
 }
+
+#[test]
+fn snapshot_keeps_a_wrap_into_a_blank_row_on_the_alternate_screen() {
+    // Found by the fuzz target: spaces wrapping into the alternate screen's next row; the
+    // snapshot printed nothing for the blank row, so the wrap (and the row count of the screen
+    // text) was lost.
+    let mut t = term(4, 2);
+    t.feed(b"\x1b[?1049h    \x1b[r");
+    let mut r = rebuilt(&mut t);
+    assert_eq!(r.screen_text(), t.screen_text());
+    assert_eq!(r.screen_rows(), t.screen_rows());
+}
