@@ -957,6 +957,12 @@ impl Screen {
 
     // ---- OSC state ----
 
+    /// wterm's private wrap mark ([`crate::vt::osc::OSC_WRAP_MARK`]): the cursor row soft-wraps.
+    pub fn mark_wrapped(&mut self) {
+        let row = self.buf().row;
+        self.buf_mut().rows[usize::from(row)].wrapped = true;
+    }
+
     /// OSC 0/2: a title over [`MAX_TITLE_BYTES`] is cut at a character boundary; empty clears.
     pub fn set_title(&mut self, title: &[u8]) {
         let mut t = String::from_utf8_lossy(title).into_owned();

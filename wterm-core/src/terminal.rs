@@ -486,9 +486,10 @@ impl Terminal {
                 w.out.extend_from_slice(b"\r\n");
                 w.prev.clear();
             }
-            w.row_after(row, cols, true, prev_wrapped == Some(true));
+            w.row_after(row, cols, prev_wrapped == Some(true));
             prev_wrapped = Some(row.wrapped);
         }
+        w.wrap_mark(s.main.rows.back());
         w.out.extend_from_slice(b"\x1b[0m");
         w.style = Style::default();
         w.buffer_state(&s.main);
@@ -500,8 +501,9 @@ impl Terminal {
                     w.prev.clear();
                 }
                 let after_wrap = i > 0 && s.alt.rows[i - 1].wrapped;
-                w.row_after(row, cols, i + 1 < s.alt.rows.len(), after_wrap);
+                w.row_after(row, cols, after_wrap);
             }
+            w.wrap_mark(s.alt.rows.back());
             w.out.extend_from_slice(b"\x1b[0m");
             w.style = Style::default();
             w.buffer_state(&s.alt);
@@ -564,9 +566,9 @@ impl SnapshotWriter<'_> {
     /// [`Self::row`] for a row that follows a wrapped one (`after_wrap`): the wrap happens only
     /// when something is printed, so a row that prints nothing gets a blank (found by the fuzz
     /// target, on both screens).
-    fn row_after(&mut self, row: &Row, cols: u16, may_wrap: bool, after_wrap: bool) {
+    fn row_after(&mut self, row: &Row, cols: u16, after_wrap: bool) {
         let before = self.out.len();
-        self.row(row, cols, may_wrap);
+        self.row(row, cols);
         if after_wrap && self.out.len() == before {
             self.set_style(Style::default());
             self.out.push(b' ');
@@ -574,11 +576,21 @@ impl SnapshotWriter<'_> {
         }
     }
 
+    /// After a screen's last row, which has no next row to wrap into: wterm's private wrap mark
+    /// when that row soft-wraps (the cursor is still on it).
+    fn wrap_mark(&mut self, last: Option<&Row>) {
+        if last.is_some_and(|r| r.wrapped) {
+            self.out.extend_from_slice(b"\x1b]");
+            self.out.extend_from_slice(crate::vt::osc::OSC_WRAP_MARK);
+            self.out.extend_from_slice(b"\x1b\\");
+        }
+    }
+
     /// A row's cells: through the last non-default cell, or every column when the row wraps
-    /// (so the next row's first character wraps onto it) and `may_wrap`.
-    fn row(&mut self, row: &Row, cols: u16, may_wrap: bool) {
+    /// (so the next row's first character wraps onto it).
+    fn row(&mut self, row: &Row, cols: u16) {
         let cols = usize::from(cols);
-        let n = if row.wrapped && may_wrap { cols } else { row.used_len().min(cols) };
+        let n = if row.wrapped { cols } else { row.used_len().min(cols) };
         let blank = crate::grid::Cell::blank(Style::default());
         for i in 0..n {
             let cell = row.cells.get(i).copied().unwrap_or(blank);

@@ -417,3 +417,20 @@ fn snapshot_keeps_a_wrap_into_a_blank_row_on_the_alternate_screen() {
     assert_eq!(r.screen_text(), t.screen_text());
     assert_eq!(r.screen_rows(), t.screen_rows());
 }
+
+#[test]
+fn snapshot_keeps_the_wrap_of_a_bottom_row_with_no_continuation() {
+    // Found by the fuzz target: RI at the top scrolls a soft-wrapped row down to the bottom and
+    // drops its continuation; the snapshot had no row to wrap into, so the flag (and the row's
+    // full-width text) was lost. Both screens, and a one-row terminal.
+    for (rows, prefix) in [(3, &b""[..]), (3, b"\x1b[?47h"), (1, b""), (1, b"\x1b[?47h")] {
+        let mut t = term(rows, 4);
+        t.feed(prefix);
+        t.feed(format!("\x1b[{rows};1Habcdef\x1b[HX\x1bM").as_bytes());
+        assert!(t.screen_rows().last().unwrap().wrapped || rows == 1, "setup, {rows} rows {prefix:?}");
+        let mut r = rebuilt(&mut t);
+        assert_eq!(r.screen_rows(), t.screen_rows(), "{rows} rows {prefix:?}");
+        assert_eq!(r.screen_text(), t.screen_text(), "{rows} rows {prefix:?}");
+        assert_eq!(r.cursor(), t.cursor(), "{rows} rows {prefix:?}");
+    }
+}

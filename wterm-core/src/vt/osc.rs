@@ -1,7 +1,15 @@
-//! OSC payload decoding: OSC 7 (working directory) and OSC 133 (shell integration).
+//! OSC payload decoding: OSC 7 (working directory) and OSC 133 (shell integration), and the
+//! number of wterm's private wrap mark.
 
 use crate::limits::MAX_CWD_BYTES;
 use crate::terminal::{ShellIntegration, ShellState};
+
+/// `OSC 7710 ST`, private to wterm: marks the cursor row as soft-wrapped (its line continues on
+/// the next row), as printing past its last column would. [`crate::Terminal::snapshot`] writes it
+/// for a wrapped row whose continuation is gone (scroll regions, RI and the alternate screen can
+/// move a wrapped row to the bottom and drop the row it wrapped into), so the snapshot keeps the
+/// flag that decides how the row reads as text. Other terminals ignore unknown OSC numbers.
+pub(crate) const OSC_WRAP_MARK: &[u8] = b"7710";
 
 /// Joins OSC parameters after the first with `;`, undoing vte's split (a path or title may
 /// contain `;`).

@@ -197,6 +197,7 @@ impl Perform for Screen {
                 self.set_link(&uri);
             }
             Some(&b"133") => osc::apply_osc133(params, &mut self.shell),
+            Some(&n) if n == osc::OSC_WRAP_MARK => self.mark_wrapped(),
             _ => {}
         }
     }
