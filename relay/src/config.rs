@@ -165,6 +165,13 @@ pub enum ConfigError {
         /// What is wrong with it.
         error: SecretError,
     },
+    /// The shell (`--shell`, else `$SHELL`) is not an executable file.
+    BadShell {
+        /// The value as given.
+        shell: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// The OS random source failed while minting a token.
     Random(getrandom::Error),
     /// The profile configuration file is unusable.
@@ -191,6 +198,11 @@ impl fmt::Display for ConfigError {
             ConfigError::BadToken { source, error } => {
                 write!(f, "bad page token in {source}: {error}")
             }
+            ConfigError::BadShell { shell, why } => write!(
+                f,
+                "bad shell {shell:?}: {why}; accepted: --shell with the path of an executable \
+                 file, or a command name found on PATH"
+            ),
             ConfigError::Random(e) => write!(f, "cannot mint a page token: {e}"),
             ConfigError::Profiles(e) => write!(f, "bad configuration file {e}"),
             ConfigError::Io { path, error } => write!(f, "{}: {error}", path.display()),
@@ -238,10 +250,11 @@ impl Config {
                     .filter(|s| !s.is_empty())
             })
             .unwrap_or_else(|| "/bin/bash".to_owned());
+        check_shell(&shell, &env)?;
         let (page_token, token_source) = match env(PAGE_TOKEN_ENV) {
             Some(v) => {
                 let v = v.to_string_lossy();
-                let token = Secret::new(v.trim()).map_err(|error| ConfigError::BadToken {
+                let token = Secret::configured(v.trim()).map_err(|error| ConfigError::BadToken {
                     source: PAGE_TOKEN_ENV.to_owned(),
                     error,
                 })?;
@@ -279,6 +292,30 @@ impl Config {
 }
 
 /// `$XDG_CONFIG_HOME/wterm-relay/config.toml`, else `$HOME/.config/wterm-relay/config.toml`.
+/// Refuses a shell that cannot start, at startup rather than at the first page (newcomer
+/// report: `--shell /nonexistent` failed only when a page opened): a path must name an
+/// executable file; a bare name must be one on `PATH`.
+fn check_shell(shell: &str, env: &impl Fn(&str) -> Option<OsString>) -> Result<(), ConfigError> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let bad = |why| Err(ConfigError::BadShell { shell: shell.to_owned(), why });
+    if shell.contains('/') {
+        return match std::fs::metadata(shell) {
+            Err(_) => bad("no such file"),
+            Ok(_) if !executable(Path::new(shell)) => bad("not an executable file"),
+            Ok(_) => Ok(()),
+        };
+    }
+    let path = env("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|dir| executable(&dir.join(shell))) {
+        Ok(())
+    } else {
+        bad("not found on PATH")
+    }
+}
+
 fn default_config_file(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     let absolute = |v: OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
     let dir = match env("XDG_CONFIG_HOME").and_then(absolute) {
@@ -320,7 +357,7 @@ fn load_or_mint_token(dir: &Path) -> Result<(Secret, TokenSource), ConfigError> 
     };
     match std::fs::read_to_string(&path) {
         Ok(text) if !text.trim().is_empty() => {
-            let token = Secret::new(text.trim()).map_err(|error| ConfigError::BadToken {
+            let token = Secret::configured(text.trim()).map_err(|error| ConfigError::BadToken {
                 source: path.display().to_string(),
                 error,
             })?;
@@ -404,9 +441,9 @@ mod tests {
     fn env_token_wins_and_touches_no_disk() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
-        let env = |k: &str| (k == PAGE_TOKEN_ENV).then(|| OsString::from("from-env"));
+        let env = |k: &str| (k == PAGE_TOKEN_ENV).then(|| OsString::from("from-env-token"));
         let c = Config::resolve_with(args(&state), env).unwrap();
-        assert!(c.page_token.matches(b"from-env"));
+        assert!(c.page_token.matches(b"from-env-token"));
         assert_eq!(c.token_source, TokenSource::Env);
         assert!(!state.exists());
     }
@@ -437,6 +474,35 @@ mod tests {
             !err.to_string().contains("a b"),
             "the error must not echo the secret"
         );
+    }
+
+    #[test]
+    fn short_env_token_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = |k: &str| (k == PAGE_TOKEN_ENV).then(|| OsString::from("x"));
+        let err = Config::resolve_with(args(dir.path()), env).unwrap_err();
+        assert!(err.to_string().contains("at least 12 characters"), "{err}");
+    }
+
+    #[test]
+    fn a_shell_that_cannot_start_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let with_shell = |shell: &str| ServeArgs {
+            shell: Some(shell.into()),
+            ..args(dir.path())
+        };
+        let env = |k: &str| (k == "PATH").then(|| OsString::from("/usr/bin:/bin"));
+        for (shell, why) in [
+            ("/nonexistent", "no such file"),
+            ("/etc/passwd", "not an executable file"),
+            ("/tmp", "not an executable file"),
+            ("no-such-shell-here", "not found on PATH"),
+        ] {
+            let err = Config::resolve_with(with_shell(shell), env).unwrap_err();
+            assert!(err.to_string().contains(why), "{shell}: {err}");
+        }
+        assert!(Config::resolve_with(with_shell("sh"), env).is_ok());
+        assert!(Config::resolve_with(with_shell("/bin/sh"), env).is_ok());
     }
 
     #[test]

@@ -118,7 +118,7 @@ pub const MAX_WAIT_MS: u64 = 15_000;
 pub const DEFAULT_WAIT_MS: u64 = 10_000;
 
 /// Most history rows `/mcp/read` with `view:"scrollback"` prepends, in rows (broker contract:
-/// `lines` 0..10000); a larger `lines` is lowered to this.
+/// `lines` 0..10000); a larger `lines` is refused with `400 bad_request`.
 pub const MAX_READ_LINES: usize = 10_000;
 
 /// History rows a `view:"scrollback"` read prepends when it gives no `lines`, in rows (the
@@ -133,7 +133,7 @@ pub const MAX_REGEX_BYTES: usize = 4096;
 pub const MAX_REGEX_COMPILED_BYTES: usize = 1024 * 1024;
 
 /// Largest pause between `/mcp/keys` tokens, and largest `pace_ms`, in milliseconds (broker
-/// contract: pace ≤ 1000 ms, `delay_ms` 0..1000); larger values are lowered to this.
+/// contract: `/mcp/pace` is clamped 0..1000; a `/mcp/keys` `delay_ms` over it is refused).
 pub const MAX_PACE_MS: u64 = 1000;
 
 /// Launches (`/mcp/launch`) in progress at once, in requests (broker contract: at most 8

@@ -9,8 +9,16 @@ test.beforeAll(async () => { relay = await startRelay(); });
 test.afterAll(async () => { await relay?.stop(); });
 
 test("typed command runs in bash, and a reload re-attaches to the same shell", async ({ page }) => {
+  // Every resource the page asks for exists (newcomer report: a favicon request 404'd).
+  const failed: string[] = [];
+  page.on("response", (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+  page.on("requestfailed", (r) => failed.push(`failed ${r.url()}`));
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);
+  expect(failed).toEqual([]);
+  // Headless Chromium never asks for /favicon.ico, a headed browser does unless the page names
+  // an icon: the page names an inline one.
+  expect(await page.locator('link[rel="icon"]').getAttribute("href")).toBe("data:,");
   // The token left the address bar; the session is in the URL.
   await expect.poll(() => page.url()).toMatch(/\?session=\d+$/);
   expect(page.url()).not.toContain("token");

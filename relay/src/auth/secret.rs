@@ -10,6 +10,11 @@ use subtle::ConstantTimeEq;
 /// Random bytes in a minted token (broker contract: 32 random bytes, URL-safe base64).
 const MINTED_BYTES: usize = 32;
 
+/// Shortest token the relay accepts from its environment or state files, in characters: 12
+/// random URL-safe characters are 72 bits. A shorter one is refused at startup rather than
+/// guarding shells with a guessable secret (newcomer report: a one-character token was taken).
+pub const MIN_CONFIGURED_TOKEN_CHARS: usize = 12;
+
 /// A credential (the page token). Cheap to clone; compared with [`Secret::matches`] in constant
 /// time; its `Debug` output is `Secret(***)` and it has no `Display`, so it cannot reach a log by
 /// accident. Read the value with [`Secret::expose`] only to hand it to its owner (the page URL,
@@ -22,6 +27,8 @@ pub struct Secret(Arc<str>);
 pub enum SecretError {
     /// The string is empty.
     Empty,
+    /// Shorter than [`MIN_CONFIGURED_TOKEN_CHARS`] (only [`Secret::configured`] checks).
+    TooShort,
     /// A character outside the RFC 7230 `token` set, which the websocket subprotocol entry
     /// `bearer.TOKEN` must use (letters, digits and ``!#$%&'*+-.^_`|~``).
     BadChar,
@@ -31,6 +38,11 @@ impl fmt::Display for SecretError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SecretError::Empty => f.write_str("the token is empty"),
+            SecretError::TooShort => write!(
+                f,
+                "the token is too short; accepted: at least {MIN_CONFIGURED_TOKEN_CHARS} characters \
+                 (the relay mints 43 when none is set)"
+            ),
             SecretError::BadChar => f.write_str(
                 "the token has a character that a websocket subprotocol cannot carry; \
                  accepted: letters, digits and !#$%&'*+-.^_`|~",
@@ -56,6 +68,16 @@ impl Secret {
             return Err(SecretError::BadChar);
         }
         Ok(Secret(value.into()))
+    }
+
+    /// [`Secret::new`] for a token the relay is configured with (environment, state files):
+    /// also refused when shorter than [`MIN_CONFIGURED_TOKEN_CHARS`].
+    pub fn configured(value: &str) -> Result<Self, SecretError> {
+        let secret = Self::new(value)?;
+        if value.len() < MIN_CONFIGURED_TOKEN_CHARS {
+            return Err(SecretError::TooShort);
+        }
+        Ok(secret)
     }
 
     /// A new random token: 32 bytes from the OS, URL-safe base64 without padding (43 chars).
@@ -132,5 +154,8 @@ mod tests {
         assert_eq!(Secret::new("a b").unwrap_err(), SecretError::BadChar);
         assert_eq!(Secret::new("a/b=").unwrap_err(), SecretError::BadChar);
         assert_eq!(Secret::new("a,b").unwrap_err(), SecretError::BadChar);
+        assert_eq!(Secret::configured("a").unwrap_err(), SecretError::TooShort);
+        assert_eq!(Secret::configured("a b").unwrap_err(), SecretError::BadChar);
+        assert!(Secret::configured("twelve-chars").is_ok());
     }
 }

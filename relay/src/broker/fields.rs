@@ -71,6 +71,25 @@ pub fn opt_u64(fields: &Fields, key: &str) -> Result<Option<u64>, Refusal> {
     }
 }
 
+/// An optional number in `0..=max` (fractions rounded down); `None` when absent,
+/// `Err(refusal())` when present but not a number, negative or over `max` (the contract: a
+/// request over a limit gets its error, it is not lowered).
+pub fn opt_at_most(
+    fields: &Fields,
+    key: &str,
+    max: u64,
+    refusal: impl FnOnce() -> Refusal,
+) -> Result<Option<u64>, Refusal> {
+    match get(fields, key) {
+        None => Ok(None),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(f) if f.is_finite() && (0.0..=max as f64).contains(&f) => Ok(Some(f as u64)),
+            _ => Err(refusal()),
+        },
+        Some(_) => Err(refusal()),
+    }
+}
+
 /// An optional number, clamped into `0..=max` (negative → 0, fractions rounded down); `None`
 /// when absent, `Err(refusal())` when present but not a number.
 pub fn opt_clamped(

@@ -54,7 +54,7 @@ pub enum Wait {
 pub struct ReadArgs {
     /// `view:"scrollback"`: prepend up to `lines` history rows.
     pub scrollback: bool,
-    /// History rows wanted with `scrollback` (clamped to [`MAX_READ_LINES`]).
+    /// History rows wanted with `scrollback`, at most [`MAX_READ_LINES`] (more is refused).
     pub lines: usize,
     /// The wait, if any.
     pub wait: Option<Wait>,
@@ -93,8 +93,11 @@ impl ReadArgs {
                 ))
             }
         }
-        if let Some(n) = fields::opt_u64(f, "lines")? {
-            args.lines = usize::try_from(n).unwrap_or(usize::MAX).min(MAX_READ_LINES);
+        let lines = fields::opt_at_most(f, "lines", MAX_READ_LINES as u64, || {
+            Refusal::BadRequest(format!("lines: accepted: a number of rows, 0..{MAX_READ_LINES}"))
+        })?;
+        if let Some(n) = lines {
+            args.lines = n as usize;
         }
         let change = fields::opt_str(f, "wait_for_change")?;
         let text = fields::opt_str(f, "wait_for_text")?;
@@ -504,9 +507,14 @@ mod tests {
 
     #[test]
     fn limits_clamp() {
-        let a = args(json!({"timeout_ms": 99999, "lines": 99999, "view": "scrollback"})).unwrap();
+        let a = args(json!({"timeout_ms": 99999, "lines": 10000, "view": "scrollback"})).unwrap();
         assert_eq!(a.timeout, Duration::from_millis(MAX_WAIT_MS));
         assert_eq!(a.lines, MAX_READ_LINES);
+        // `lines` over its limit is refused, not lowered (newcomer report: 99999 read 10000).
+        match args(json!({"lines": 10001})) {
+            Err(Refusal::BadRequest(d)) => assert!(d.contains("0..10000"), "{d}"),
+            other => panic!("{other:?}"),
+        }
         assert!(a.scrollback);
         assert_eq!(
             args(json!({"timeout_ms": -3})).unwrap().timeout,

@@ -183,7 +183,7 @@ pub struct KeysArgs {
 
 /// Validates the whole `/mcp/keys` body before anything is sent: `keys` a list of at most
 /// [`MAX_KEYS`] tokens of the key grammar (`400 bad_keys` naming the bad token, `413 too_large`),
-/// `delay_ms` a number clamped to `0..=MAX_PACE_MS`.
+/// `delay_ms` a number in `0..=MAX_PACE_MS` (`400 bad_request` otherwise).
 pub fn keys_args(f: &Fields) -> Result<KeysArgs, Refusal> {
     let Some(Value::Array(list)) = fields::get(f, "keys") else {
         return Err(Refusal::BadKeys(
@@ -207,7 +207,7 @@ pub fn keys_args(f: &Fields) -> Result<KeysArgs, Refusal> {
             ))),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let delay = fields::opt_clamped(f, "delay_ms", MAX_PACE_MS, || {
+    let delay = fields::opt_at_most(f, "delay_ms", MAX_PACE_MS, || {
         Refusal::BadRequest(format!(
             "delay_ms: accepted: a number of milliseconds, 0..{MAX_PACE_MS}"
         ))
@@ -733,11 +733,18 @@ mod tests {
     #[test]
     fn keys_are_validated_as_a_whole() {
         let ok = keys_args(&f(
-            json!({"keys": ["C-c", "Up", "x", "Enter"], "delay_ms": 5000}),
+            json!({"keys": ["C-c", "Up", "x", "Enter"], "delay_ms": 1000}),
         ))
         .unwrap();
         assert_eq!(ok.chords.len(), 4);
         assert_eq!(ok.delay, Some(Duration::from_millis(MAX_PACE_MS)));
+        // Over the limit is refused, not lowered (newcomer report: 5000 paced at 1000).
+        for bad in [json!(5000), json!(-1), json!(1001)] {
+            match keys_args(&f(json!({"keys": ["x"], "delay_ms": bad}))) {
+                Err(Refusal::BadRequest(d)) => assert!(d.contains("0..1000"), "{d}"),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
         match keys_args(&f(json!({"keys": ["Enter", "Bogus"]}))).unwrap_err() {
             Refusal::BadKeys(d) => assert!(d.contains("Bogus"), "{d}"),
             other => panic!("{other:?}"),

@@ -152,7 +152,7 @@ impl EnvTokens {
                     if v.is_empty() {
                         return Ok(None);
                     }
-                    Secret::new(v)
+                    Secret::configured(v)
                         .map(Some)
                         .map_err(|error| EnvTokenError { name, error })
                 }
@@ -270,7 +270,7 @@ mod tests {
 
     #[test]
     fn env_tokens_win() {
-        let env = |k: &str| (k == MCP_TOKEN_ENV).then(|| OsString::from("from-env"));
+        let env = |k: &str| (k == MCP_TOKEN_ENV).then(|| OsString::from("from-env-token"));
         let settings = Settings {
             stored: StoredSettings {
                 enabled: true,
@@ -279,11 +279,13 @@ mod tests {
             },
             env: EnvTokens::resolve(env).unwrap(),
         };
-        assert!(settings.token().unwrap().matches(b"from-env"));
+        assert!(settings.token().unwrap().matches(b"from-env-token"));
         assert!(settings.admin_token().is_none());
         let bad = |k: &str| (k == MCP_ADMIN_TOKEN_ENV).then(|| OsString::from("x y"));
         let err = EnvTokens::resolve(bad).unwrap_err();
         assert_eq!(err.name, MCP_ADMIN_TOKEN_ENV);
         assert!(!err.to_string().contains("x y"));
+        let short = |k: &str| (k == MCP_TOKEN_ENV).then(|| OsString::from("short"));
+        assert_eq!(EnvTokens::resolve(short).unwrap_err().error, SecretError::TooShort);
     }
 }

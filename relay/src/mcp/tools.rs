@@ -309,9 +309,10 @@ pub struct WindowId {
 }
 
 impl WindowId {
-    /// Parses `"<host>:<int>"`; `None` is `malformed_id`.
+    /// Parses `"<host>:<int>"`; `None` is `malformed_id`. Host names never hold `:` (the
+    /// `--host` rule), so `"default:1:2"` is malformed, not an unknown host.
     pub fn parse(s: &str) -> Option<WindowId> {
-        let (host, n) = s.rsplit_once(':')?;
+        let (host, n) = s.split_once(':')?;
         if host.is_empty() || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
@@ -392,8 +393,8 @@ mod tests {
                 id: 12
             })
         );
-        assert_eq!(WindowId::parse("a:b:3").unwrap().host, "a:b");
-        for bad in ["12", ":12", "default:", "default:-1", "default:1.5", "x:1a"] {
+        // Newcomer report: "default:1:2" was answered unknown_host.
+        for bad in ["12", ":12", "default:", "default:-1", "default:1.5", "x:1a", "default:1:2", "a:b:3"] {
             assert_eq!(WindowId::parse(bad), None, "{bad}");
         }
     }
