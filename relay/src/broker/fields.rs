@@ -80,14 +80,10 @@ pub fn opt_at_most(
     max: u64,
     refusal: impl FnOnce() -> Refusal,
 ) -> Result<Option<u64>, Refusal> {
-    match get(fields, key) {
-        None => Ok(None),
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(f) if f.is_finite() && (0.0..=max as f64).contains(&f) => Ok(Some(f as u64)),
-            _ => Err(refusal()),
-        },
-        Some(_) => Err(refusal()),
-    }
+    opt_number(fields, key, refusal, |n| match n.as_f64() {
+        Some(f) if f.is_finite() && (0.0..=max as f64).contains(&f) => Some(f as u64),
+        _ => None,
+    })
 }
 
 /// An optional number, clamped into `0..=max` (negative → 0, fractions rounded down); `None`
@@ -98,17 +94,25 @@ pub fn opt_clamped(
     max: u64,
     refusal: impl FnOnce() -> Refusal,
 ) -> Result<Option<u64>, Refusal> {
+    opt_number(fields, key, refusal, |n| match (n.as_u64(), n.as_i64(), n.as_f64()) {
+        (Some(u), _, _) => Some(u.min(max)),
+        (None, Some(_), _) => Some(0),
+        (None, None, Some(f)) if f.is_finite() => Some(f.clamp(0.0, max as f64) as u64),
+        _ => None,
+    })
+}
+
+/// An optional number field read by `accept`; `Err(refusal())` when it is not a number or
+/// `accept` gives `None`.
+fn opt_number(
+    fields: &Fields,
+    key: &str,
+    refusal: impl FnOnce() -> Refusal,
+    accept: impl FnOnce(&serde_json::Number) -> Option<u64>,
+) -> Result<Option<u64>, Refusal> {
     match get(fields, key) {
         None => Ok(None),
-        Some(Value::Number(n)) => {
-            let v = match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => u.min(max),
-                (None, Some(_), _) => 0,
-                (None, None, Some(f)) if f.is_finite() => f.clamp(0.0, max as f64) as u64,
-                _ => return Err(refusal()),
-            };
-            Ok(Some(v))
-        }
+        Some(Value::Number(n)) => accept(n).map(Some).ok_or_else(refusal),
         Some(_) => Err(refusal()),
     }
 }
