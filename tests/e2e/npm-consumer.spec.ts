@@ -216,9 +216,14 @@ test("relay client: reconnects after a drop; an exit, a refused token or an unkn
     const [session] = await app<string[]>(page, "sessions");
 
     routes[0].close({ code: 4000, reason: "dropped by the test" });
+    // Typed during the 250 ms before the reconnect: it waits for the attach instead of being
+    // dropped (it was, before the client queued input).
+    await page.keyboard.type("echo gap-$((3+3))");
+    await page.keyboard.press("Enter");
     await expect
       .poll(() => app<string[]>(page, "statuses"))
       .toEqual(["connecting", "open", "reconnecting", "connecting", "open"]);
+    await expect.poll(async () => (await screenText(page)).split("\n")).toContain("gap-6");
     expect(routes).toHaveLength(2);
     expect(new URL(routes[1].url()).searchParams.get("session")).toBe(session);
     expect(routes[1].protocols()).toEqual(["wterm.v1", `bearer.${relay.token}`]);

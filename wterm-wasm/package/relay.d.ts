@@ -35,9 +35,13 @@ export declare class RelayError extends Error {
    * - "unknown_session": no such session (close code 4404);
    * - "relay_error": the relay sent `{"type":"error","reason"}` (the message names the reason;
    *   for example "too_many_sessions" before it closes, and the client then retries);
-   * - "bad_url": the browser refused to open a socket to `url`.
+   * - "bad_url": the browser refused to open a socket to `url`;
+   * - "input_dropped": input made while not attached (it waits for the next attach) passed
+   *   1 MiB, and the oldest was dropped.
    */
-  readonly code: "token_refused" | "unknown_session" | "relay_error" | "bad_url";
+  readonly code: "token_refused" | "unknown_session" | "relay_error" | "bad_url" | "input_dropped";
+  /** "relay_error": the relay's reason, such as "too_many_sessions" or "spawn_failed". */
+  readonly reason?: string;
   /** The websocket close code, when the error is a close. */
   readonly closeCode?: number;
 }
@@ -84,7 +88,8 @@ export interface RelayConnection {
 
 /**
  * Attaches `term` to a relay session: program output is written to the terminal, the
- * terminal's input (keys, pastes, replies to queries, WebMCP agent input) goes to the PTY, and
+ * terminal's input (keys, pastes, replies to queries, WebMCP agent input) goes to the PTY (input
+ * made while connecting or reconnecting waits for the attach, up to 1 MiB), and
  * its size follows the terminal. The terminal's own `onData`/`onResize`/`onTitle` callbacks
  * keep being called (the client uses `term.addListener`). The terminal is reset before the
  * session's snapshot on every (re)connection. Call `close()` before `term.destroy()`.

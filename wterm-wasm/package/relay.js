@@ -9,7 +9,8 @@
 // - on every attach: {"type":"resized","cols","rows"}, then one binary frame with a snapshot of
 //   the screen; we reset the terminal before it, adopt the PTY's size for it, then ask for the
 //   terminal's own size;
-// - binary frames are program output (term.write); binary frames we send are input (onData);
+// - binary frames are program output (term.write); binary frames we send are input (onData),
+//   at most INPUT_FRAME_BYTES each; input made while not attached waits (PENDING_INPUT_MAX_BYTES);
 //   {"type":"resize","cols","rows"} asks the relay to resize the PTY;
 // - {"type":"title","data"}, {"type":"exit","code"} (then close 1000), {"type":"error","reason"};
 // - close 4401 (token refused) and 4404 (unknown session) are final; close 1000 ends the
@@ -27,6 +28,12 @@ const RECONNECT_MAX_MS = 5000;
 const CLOSE_NORMAL = 1000;
 const CLOSE_TOKEN_REFUSED = 4401;
 const CLOSE_UNKNOWN_SESSION = 4404;
+/** Largest input frame sent, in bytes: the relay refuses messages over 256 KiB, so a large paste
+ * goes out in pieces. */
+const INPUT_FRAME_BYTES = 64 * 1024;
+/** Input made while not attached (connecting, reconnecting, before the snapshot) is kept up to
+ * this many bytes and sent once attached; past it the oldest is dropped ("input_dropped"). */
+const PENDING_INPUT_MAX_BYTES = 1024 * 1024;
 /** Characters a subprotocol entry may hold (an RFC 7230 token). */
 const TOKEN_CHARS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -97,6 +104,9 @@ export function attachToRelay(term, options) {
   let wanted = { cols: term.cols, rows: term.rows };
   let pty = null;
   let applyingRelaySize = false;
+  // Input waiting for the next attach, oldest first, and its size in bytes.
+  let pending = [];
+  let pendingBytes = 0;
 
   const setStatus = (next, detail) => {
     status = next;
@@ -105,6 +115,19 @@ export function attachToRelay(term, options) {
 
   const send = (data) => {
     if (ws && ws.readyState === WebSocket.OPEN) ws.send(data);
+  };
+
+  const live = () => ws && ws.readyState === WebSocket.OPEN && attached && !awaitingSnapshot;
+
+  const sendInput = (bytes) => {
+    for (let i = 0; i < bytes.length; i += INPUT_FRAME_BYTES) send(bytes.subarray(i, i + INPUT_FRAME_BYTES));
+  };
+
+  const flushPending = () => {
+    const queued = pending;
+    pending = [];
+    pendingBytes = 0;
+    for (const bytes of queued) sendInput(bytes);
   };
 
   const sendResize = (size) => {
@@ -134,8 +157,26 @@ export function attachToRelay(term, options) {
     }
   };
 
-  // Input: everything the terminal sends (keys, pastes, query replies, agent input).
-  const onData = (data) => send(encoder.encode(data));
+  // Input: everything the terminal sends (keys, pastes, query replies, agent input). While not
+  // attached it waits, so what a person types during a reconnect reaches the shell.
+  const onData = (data) => {
+    const bytes = encoder.encode(data);
+    if (live()) {
+      sendInput(bytes);
+      return;
+    }
+    pending.push(bytes);
+    pendingBytes += bytes.length;
+    let dropped = false;
+    while (pendingBytes > PENDING_INPUT_MAX_BYTES && pending.length > 1) {
+      pendingBytes -= pending.shift().length;
+      dropped = true;
+    }
+    if (dropped) {
+      const message = `input made while reconnecting passed ${PENDING_INPUT_MAX_BYTES} bytes; the oldest was dropped`;
+      call(options.onError, new RelayError("input_dropped", message));
+    }
+  };
   const onResize = (size) => {
     if (applyingRelaySize) return;
     wanted = { cols: size.cols, rows: size.rows };
@@ -146,6 +187,8 @@ export function attachToRelay(term, options) {
 
   const finish = (reason, error) => {
     done = true;
+    pending = [];
+    pendingBytes = 0;
     clearTimeout(timer);
     timer = null;
     term.removeListener("data", onData);
@@ -160,6 +203,7 @@ export function attachToRelay(term, options) {
       if (awaitingSnapshot) {
         awaitingSnapshot = false;
         restoreSize();
+        flushPending();
       }
       return;
     }
@@ -195,10 +239,12 @@ export function attachToRelay(term, options) {
         call(options.onExit, typeof msg.code === "number" ? msg.code : null);
         break;
       case "error":
-        call(
-          options.onError,
-          new RelayError("relay_error", `the relay reported an error: ${msg.reason ?? "unknown"}`),
-        );
+        {
+          const reason = typeof msg.reason === "string" ? msg.reason : "unknown";
+          const error = new RelayError("relay_error", `the relay reported an error: ${reason}`);
+          error.reason = reason;
+          call(options.onError, error);
+        }
         break;
     }
   };
