@@ -102,3 +102,20 @@ test("a wrong token and an unknown session are shown plainly", async ({ page, co
   await page.goto(`${relay.url}/?session=999999#token=${relay.token}`);
   await expect(page.locator("#status")).toContainText("does not exist");
 });
+
+test("with two pages on one session, a program's query gets one reply", async ({ page, context }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await expect.poll(() => page.url()).toMatch(/\?session=\d+$/);
+  const session = new URL(page.url()).searchParams.get("session");
+  const second = await context.newPage();
+  await second.goto(relay.pageUrl(`?session=${session}`));
+  await waitForPrompt(second);
+  // CPR: each reply is ESC [ row ; col R. Before the relay answered for all pages, each page
+  // answered, and the second read got a reply too.
+  await page.keyboard.type("printf '\\e[6n'; IFS= read -rs -d R -t 5 a; IFS= read -rs -d R -t 1 b; echo \"replies:${a:+one}${b:+two}:\"");
+  await page.keyboard.press("Enter");
+  await expect.poll(() => screenText(page), { timeout: 10_000 }).toMatch(/\nreplies:[a-z]*:/);
+  expect(await screenText(page)).toContain("\nreplies:one:");
+  await second.close();
+});

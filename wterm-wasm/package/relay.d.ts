@@ -91,7 +91,8 @@ export interface RelayConnection {
  * terminal's input (keys, pastes, replies to queries, WebMCP agent input) goes to the PTY (input
  * made while connecting or reconnecting waits for the attach, up to 1 MiB), and
  * its size follows the terminal. The terminal's own `onData`/`onResize`/`onTitle` callbacks
- * keep being called (the client uses `term.addListener`). The terminal is reset before the
+ * keep being called (the client uses `term.addListener`). While attached, `term.answerQueries`
+ * is off: the relay answers the program's queries once for all pages. The terminal is reset before the
  * session's snapshot on every (re)connection. Call `close()` before `term.destroy()`.
  *
  * Throws a `TypeError` when `term`, `url`, `token` or `session` is unusable.

@@ -184,6 +184,10 @@ export function attachToRelay(term, options) {
   };
   term.addListener("data", onData);
   term.addListener("resize", onResize);
+  // The relay answers the program's queries itself; every attached page answering too would
+  // send the program one reply per page.
+  const answeredQueries = term.answerQueries;
+  term.answerQueries = false;
 
   const finish = (reason, error) => {
     done = true;
@@ -193,6 +197,7 @@ export function attachToRelay(term, options) {
     timer = null;
     term.removeListener("data", onData);
     term.removeListener("resize", onResize);
+    term.answerQueries = answeredQueries;
     if (error) call(options.onError, error);
     setStatus("closed", { reason });
   };

@@ -342,6 +342,21 @@ impl WTerm {
             .unwrap_or(0)
     }
 
+    /// Whether replies to the program's queries (DA1/DA2, DSR, DECRQM, XTVERSION, kitty flags)
+    /// go to `onData` and the `data` listeners. Default `true`. The relay client turns it off
+    /// while attached: the relay answers from its own emulator, once, however many pages watch.
+    #[wasm_bindgen(getter, js_name = answerQueries)]
+    pub fn answer_queries(&self) -> bool {
+        self.shared.try_borrow().map(|i| i.answer_queries).unwrap_or(true)
+    }
+
+    /// Sets [`WTerm::answer_queries`].
+    #[wasm_bindgen(setter, js_name = answerQueries)]
+    pub fn set_answer_queries(&self, on: bool) -> Result<(), JsError> {
+        self.shared.try_borrow_mut().map_err(|_| busy())?.answer_queries = on;
+        Ok(())
+    }
+
     /// The window title the program set (OSC 0/2), or `undefined`.
     #[wasm_bindgen(getter)]
     pub fn title(&self) -> Option<String> {

@@ -61,6 +61,10 @@ pub(crate) struct Inner {
     pub(crate) mcp: webmcp::Calls,
     /// When synchronized output (mode 2026) was first seen held (`performance.now()` ms).
     sync_since: Option<f64>,
+    /// Replies to queries (DA, DSR, DECRQM, ...) go to the data callbacks; off while a relay
+    /// answers them from its own emulator, so a program gets one reply however many pages
+    /// watch it.
+    pub(crate) answer_queries: bool,
 }
 
 impl Inner {
@@ -92,6 +96,7 @@ impl Inner {
             dom: None,
             mcp: webmcp::Calls::new(),
             sync_since: None,
+            answer_queries: true,
         }
     }
 
@@ -122,7 +127,7 @@ impl Inner {
         }
         let fx = self.term.feed(bytes);
         self.mcp.on_output();
-        if !fx.replies.is_empty() {
+        if !fx.replies.is_empty() && self.answer_queries {
             // Without onData there is no program to answer: the replies are dropped.
             self.callbacks
                 .data

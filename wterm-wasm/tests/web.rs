@@ -153,6 +153,15 @@ async fn sends_keys_and_replies_to_on_data() {
         rows(&el).iter().all(|r| r.is_empty()),
         "onData set: nothing is echoed"
     );
+    // With answerQueries off (a relay answers for every page) the query gets no reply here;
+    // keys still go out.
+    assert!(t.answer_queries());
+    t.set_answer_queries(false).unwrap();
+    t.write("\x1b[6n\x1b[c".into()).unwrap();
+    key(&el, "ArrowUp");
+    t.set_answer_queries(true).unwrap();
+    t.write("\x1b[6n".into()).unwrap();
+    assert_eq!(log.borrow()[4..], ["\x1bOA", "\x1b[1;1R"]);
     t.destroy().unwrap();
 }
 

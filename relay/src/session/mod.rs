@@ -457,9 +457,10 @@ impl Session {
                 Default::default()
             }
         };
-        // With a page attached, the page's own emulator answers queries (DA1, CPR, ...); with
-        // none, answer them here so a program waiting for a reply does not hang.
-        if inner.clients.is_empty() && !effects.replies.is_empty() {
+        // This emulator answers queries (DA1, CPR, ...), attached pages or not: pages attached
+        // through the relay client do not (`answerQueries` off), so a program gets one reply
+        // however many pages watch, and one with no page does not hang.
+        if !effects.replies.is_empty() {
             let reply = Input {
                 epoch: self.flush_epoch(),
                 bytes: Bytes::from(effects.replies),
