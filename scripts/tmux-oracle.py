@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
-"""The reference screens of wterm-core's recorded cases, as tmux draws them.
+r"""The reference screens of wterm-core's recorded cases, as tmux draws them.
 
 For a case directory (see scripts/record-session.py) this feeds input.bin, up to each offset of
 checkpoints.txt, into a fresh tmux pane of exactly size.json's size, and writes what tmux shows
-to expected.txt:
+to expected.txt (text and cursor) and styles.txt (every row with its attributes):
 
   # header comments (tmux version, how it was made)
   @checkpoint offset=N cursor_row=R cursor_col=C cursor_visible=0|1 alternate_screen=0|1 label=TEXT
   |row 0 text (capture-pane -p -e without its SGR, DEC line drawing as Unicode, trailing
   |            spaces trimmed, a wide character once)
   |... one line per screen row
+
+styles.txt has the same checkpoints (`@checkpoint label=TEXT`), each row as `capture-pane -p -e
+-N` printed it: the SGR sequences that give each cell tmux stores its colors and attributes
+(carried from one row to the next, as capture-pane does), SO/SI around line drawing, trailing
+spaces kept. Escaped to stay one line of text: backslash as `\\`, ESC as `\e`, other controls
+as `\xNN`.
 
 How the bytes reach tmux unchanged: the pane runs `stty raw -echo; cat PREFIX` under /bin/sh,
 so the pane's PTY neither rewrites output (no ONLCR) nor echoes the replies tmux itself sends to
@@ -83,6 +89,32 @@ def plain_row(line, case_dir, state):
     return row
 
 
+def escape_row(line):
+    """A styles.txt row: backslash, ESC and other C0 controls written out (see the module doc)."""
+    out = []
+    for ch in line:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == "\x1b":
+            out.append("\\e")
+        elif ord(ch) < 0x20 or ch == "\x7f":
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def capture(socket, target, rows, case_dir, flags):
+    """`capture-pane -p` with `flags` of `target`: exactly `rows` lines."""
+    screen = tmux(socket, "capture-pane", "-p", *flags, "-t", target).split("\n")
+    # capture-pane ends every row with a newline, so the split leaves one empty tail.
+    if screen and screen[-1] == "":
+        screen.pop()
+    if len(screen) != rows:
+        raise SystemExit(f"{case_dir}: capture-pane gave {len(screen)} rows, not {rows}")
+    return screen
+
+
 def tmux(socket, *args, check=True):
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
            "LC_ALL": "C.UTF-8", "TERM": "xterm-256color", "HOME": os.environ.get("HOME", "/")}
@@ -115,10 +147,12 @@ def read_case(case_dir):
 
 
 def render(case_dir, work_dir):
-    """Returns the text of expected.txt for `case_dir`, using `work_dir` for scratch files."""
+    """Returns the texts of expected.txt and styles.txt for `case_dir`, using `work_dir` for
+    scratch files."""
     rows, cols, data, checkpoints = read_case(case_dir)
     socket = f"wterm-oracle-{os.getpid()}-{os.path.basename(os.path.normpath(case_dir))}"
     blocks = []
+    style_blocks = []
     try:
         # A placeholder session starts the server, so the options below are set before any
         # measured pane exists.
@@ -157,13 +191,10 @@ def render(case_dir, work_dir):
             if (height, width) != (rows, cols):
                 raise SystemExit(f"{case_dir}: tmux pane is {height}x{width}, "
                                  f"not {rows}x{cols}")
-            screen = tmux(socket, "capture-pane", "-p", "-e", "-t", target).split("\n")
-            # capture-pane ends every row with a newline, so the split leaves one empty tail.
-            if screen and screen[-1] == "":
-                screen.pop()
-            if len(screen) != rows:
-                raise SystemExit(f"{case_dir}: capture-pane gave {len(screen)} rows, "
-                                 f"not {rows}")
+            screen = capture(socket, target, rows, case_dir, ["-e"])
+            styled = capture(socket, target, rows, case_dir, ["-e", "-N"])
+            style_blocks.append(f"@checkpoint label={label}\n")
+            style_blocks.extend(f"|{escape_row(row)}\n" for row in styled)
             blocks.append(f"@checkpoint offset={off} cursor_row={cy} cursor_col={cx} "
                           f"cursor_visible={visible} alternate_screen={alt} label={label}\n")
             blocks.extend(f"|{row}\n" for row in plain_rows(screen, case_dir))
@@ -172,7 +203,10 @@ def render(case_dir, work_dir):
     header = (f"# Expected screens of this case: {tmux_version()}, capture-pane -p and the "
               f"cursor,\n# after feeding input.bin up to each checkpoint. Made by "
               f"scripts/tmux-oracle.py; do not edit.\n")
-    return header + "".join(blocks)
+    style_header = (f"# Expected styles of this case: {tmux_version()}, capture-pane -p -e -N "
+                    f"(escaped),\n# after feeding input.bin up to each checkpoint. Made by "
+                    f"scripts/tmux-oracle.py; do not edit.\n")
+    return header + "".join(blocks), style_header + "".join(style_blocks)
 
 
 def case_dirs(args):
@@ -194,26 +228,27 @@ def main():
     work = tempfile.mkdtemp(prefix="wterm-oracle-")
     try:
         for case in case_dirs(args.cases):
-            text = render(case, work)
-            path = os.path.join(case, "expected.txt")
-            if args.check:
-                try:
-                    with open(path) as f:
-                        committed = f.read()
-                except FileNotFoundError:
-                    committed = ""
-                if committed != text:
-                    failed += 1
-                    sys.stdout.writelines(difflib.unified_diff(
-                        committed.splitlines(True), text.splitlines(True),
-                        f"{path} (committed)", f"{path} (tmux now)"))
-                    print(f"MISMATCH {case}")
+            texts = render(case, work)
+            for name, text in zip(("expected.txt", "styles.txt"), texts):
+                path = os.path.join(case, name)
+                if args.check:
+                    try:
+                        with open(path) as f:
+                            committed = f.read()
+                    except FileNotFoundError:
+                        committed = ""
+                    if committed != text:
+                        failed += 1
+                        sys.stdout.writelines(difflib.unified_diff(
+                            committed.splitlines(True), text.splitlines(True),
+                            f"{path} (committed)", f"{path} (tmux now)"))
+                        print(f"MISMATCH {path}")
+                    else:
+                        print(f"ok {path}")
                 else:
-                    print(f"ok {case}")
-            else:
-                with open(path, "w") as f:
-                    f.write(text)
-                print(f"wrote {path}")
+                    with open(path, "w") as f:
+                        f.write(text)
+                    print(f"wrote {path}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if failed:

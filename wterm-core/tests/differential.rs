@@ -5,18 +5,21 @@
 //! for the same bytes at a few checkpoints (`expected.txt`, made by `scripts/tmux-oracle.py`;
 //! `scripts/tmux-oracle.py --check` proves they still come from tmux). Every case is fed to a
 //! [`Terminal`] in chunks of [`CHUNK_SIZES_BYTES`] bytes; at each checkpoint the visible rows,
-//! the cursor and the alternate-screen flag must equal tmux's.
+//! the cursor and the alternate-screen flag must equal tmux's, and so must every cell's colors
+//! and attributes: `styles.txt` holds tmux's rows as `capture-pane -e -N` prints them (SGR per
+//! change of attributes), which are read back through a scratch [`Terminal`] (its SGR reader is
+//! checked by the conformance suite) and compared cell by cell.
 //!
 //! A difference that is a choice, not a bug, may be listed in `tests/ref/<name>/DIFFERENCES`
-//! as `CHECKPOINT LABEL | ITEM | REASON` lines (ITEM is `row N`, 0-based, or `cursor` or
-//! `alternate screen`; `#` starts a comment). Listed items must differ and nothing else may:
+//! as `CHECKPOINT LABEL | ITEM | REASON` lines (ITEM is `row N` or `style row N`, 0-based, or
+//! `cursor` or `alternate screen`; `#` starts a comment). Listed items must differ and nothing else may:
 //! a listed difference that disappears fails the case too, so the list only shrinks.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use wterm_core::{Size, Terminal};
+use wterm_core::{Color, Size, Style, Terminal};
 
 /// Chunk sizes the input is fed in, in bytes: one byte at a time (every sequence split), an odd
 /// size (splits land everywhere else), and a PTY read's worth.
@@ -38,6 +41,8 @@ struct Checkpoint {
     alternate_screen: bool,
     /// Every row, trailing spaces trimmed (`capture-pane -p`).
     rows: Vec<String>,
+    /// Every row as `capture-pane -p -e -N` printed it (unescaped `styles.txt` rows).
+    styled_rows: Vec<Vec<u8>>,
 }
 
 /// One item that differs at one checkpoint.
@@ -90,6 +95,7 @@ fn parse_expected(dir: &Path, size: Size) -> Vec<Checkpoint> {
             cursor_visible: false,
             alternate_screen: false,
             rows: Vec::new(),
+            styled_rows: Vec::new(),
         };
         for field in fields.split_whitespace() {
             let (k, v) = field.split_once('=').expect("key=value");
@@ -105,11 +111,124 @@ fn parse_expected(dir: &Path, size: Size) -> Vec<Checkpoint> {
         }
         out.push(cp);
     }
+    parse_styles(dir, &mut out);
     for cp in &out {
         assert_eq!(cp.rows.len(), usize::from(size.rows), "{}: rows of {:?}", dir.display(), cp.label);
+        assert_eq!(cp.styled_rows.len(), usize::from(size.rows), "{}: styled rows of {:?}", dir.display(), cp.label);
     }
     assert!(!out.is_empty(), "{}: no checkpoints", dir.display());
     out
+}
+
+/// Adds `styles.txt`'s rows to the checkpoints of the same labels, in the same order.
+fn parse_styles(dir: &Path, checkpoints: &mut [Checkpoint]) {
+    let text = String::from_utf8(read(&dir.join("styles.txt"))).expect("styles.txt is UTF-8");
+    let mut at: Option<usize> = None;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        if let Some(row) = line.strip_prefix('|') {
+            let cp = at.expect("a row before any @checkpoint");
+            checkpoints[cp].styled_rows.push(unescape(row));
+            continue;
+        }
+        let label = line.strip_prefix("@checkpoint label=").unwrap_or_else(|| {
+            panic!("{}/styles.txt: unexpected line {line:?}", dir.display());
+        });
+        let next = at.map_or(0, |i| i + 1);
+        assert_eq!(checkpoints.get(next).map(|c| c.label.as_str()), Some(label), "{}/styles.txt: checkpoints in order", dir.display());
+        at = Some(next);
+    }
+    assert_eq!(at.map(|i| i + 1), Some(checkpoints.len()), "{}/styles.txt: every checkpoint", dir.display());
+}
+
+/// A `styles.txt` row's bytes: `\\` is a backslash, `\e` ESC, `\xNN` the byte NN.
+fn unescape(row: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(row.len());
+    let mut bytes = row.bytes();
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        match bytes.next() {
+            Some(b'\\') => out.push(b'\\'),
+            Some(b'e') => out.push(0x1b),
+            Some(b'x') => {
+                let hex: Vec<u8> = bytes.by_ref().take(2).collect();
+                let hex = std::str::from_utf8(&hex).expect("\\xNN is ASCII");
+                out.push(u8::from_str_radix(hex, 16).expect("\\xNN is hex"));
+            }
+            other => panic!("styles.txt: bad escape \\{other:?} in {row:?}"),
+        }
+    }
+    out
+}
+
+/// tmux's styled screen: the rows of `capture-pane -e -N` drawn into a scratch terminal one
+/// column wider than the screen, each at its row (attributes carry from one row to the next, as
+/// capture-pane prints them), and how many columns of each row tmux printed. Only those are
+/// compared: capture-pane leaves out cells a program never wrote, and cells an erase filled
+/// with a background color (BCE) too, although tmux draws them.
+fn tmux_styles(size: Size, styled_rows: &[Vec<u8>]) -> (Terminal, Vec<u16>) {
+    // The extra column keeps the cursor after a full row at `cols`, with no pending wrap.
+    let mut t = Terminal::new(Size::new(size.rows, size.cols + 1), 0);
+    let mut printed = Vec::new();
+    for (r, row) in styled_rows.iter().enumerate() {
+        let _ = t.feed(format!("\x1b[{};1H", r + 1).as_bytes());
+        let _ = t.feed(row);
+        printed.push(t.cursor().col.min(size.cols));
+    }
+    (t, printed)
+}
+
+/// A style as the comparison sees it: colors and SGR attributes (tmux 3.3a keeps no OSC 8).
+fn describe(style: &Style) -> String {
+    let color = |c: Color| match c {
+        Color::Default => "default".to_string(),
+        Color::Indexed(i) => format!("{i}"),
+        Color::Rgb(r, g, b) => format!("#{r:02x}{g:02x}{b:02x}"),
+    };
+    let mut out = format!("fg {} bg {}", color(style.fg), color(style.bg));
+    for (on, name) in [
+        (style.bold, "bold"),
+        (style.dim, "dim"),
+        (style.italic, "italic"),
+        (style.underline, "underline"),
+        (style.blink, "blink"),
+        (style.inverse, "inverse"),
+        (style.hidden, "hidden"),
+        (style.strikethrough, "strikethrough"),
+    ] {
+        if on {
+            out.push(' ');
+            out.push_str(name);
+        }
+    }
+    out
+}
+
+/// The styles of row `r`'s first `cols` cells where tmux and `term` differ, as
+/// `cols A-B: STYLE` lists for each (`None` when they agree). Wide characters' second halves
+/// are skipped; text is compared elsewhere.
+fn style_difference(tmux: &Terminal, term: &Terminal, r: u16, cols: u16) -> Option<(String, String)> {
+    // Runs of adjacent columns with the same pair of differing styles.
+    let mut runs: Vec<(u16, u16, String, String)> = Vec::new();
+    for c in 0..cols {
+        let (Some((_, want)), Some((_, got))) = (tmux.cell(r, c), term.cell(r, c)) else {
+            continue;
+        };
+        let (want, got) = (describe(&want), describe(&got));
+        if want == got {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 >= c && run.2 == want && run.3 == got => run.1 = c,
+            _ => runs.push((c, c, want, got)),
+        }
+    }
+    let list = |pick: fn(&(u16, u16, String, String)) -> &String| {
+        runs.iter().map(|run| format!("cols {}-{}: {}", run.0, run.1, pick(run))).collect::<Vec<_>>().join("; ")
+    };
+    (!runs.is_empty()).then(|| (list(|r| &r.2), list(|r| &r.3)))
 }
 
 /// The `DIFFERENCES` list: (checkpoint label, item) pairs allowed, and required, to differ.
@@ -170,6 +289,12 @@ fn run(input: &[u8], size: Size, checkpoints: &[Checkpoint], chunk: usize) -> Ve
             cp.alternate_screen.to_string(),
             term.modes().alternate_screen.to_string(),
         );
+        let (tmux, printed) = tmux_styles(size, &cp.styled_rows);
+        for r in 0..size.rows {
+            if let Some((expected, actual)) = style_difference(&tmux, &term, r, printed[usize::from(r)]) {
+                diff(format!("style row {r}"), expected, actual);
+            }
+        }
     }
     diffs
 }
