@@ -6,6 +6,8 @@
 // - This window (POST /session/mcp): its own mode and scope; the window id is the `session`
 //   query parameter of the page URL. Any change made here takes ownership away from the agent
 //   that launched the window.
+// - Shells (GET /sessions, DELETE /sessions/N): every shell the relay runs, each with an End
+//   button (SIGHUP), so shells left behind by closed tabs can be ended from any page.
 //
 // Every request carries the page token from sessionStorage as `Authorization: Bearer`.
 
@@ -36,6 +38,10 @@ const CSS = `
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 #wterm-settings .note { color: #aaa; font-size: 12px; margin: 2px 0; }
 #wterm-settings .error { color: #f48771; }
+#wterm-settings ul { list-style: none; margin: 4px 0; padding: 0; max-height: 140px; overflow-y: auto; }
+#wterm-settings li { display: flex; align-items: center; justify-content: space-between; gap: 8px;
+  margin: 2px 0; }
+#wterm-settings li span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 `;
 
 /** Calls a page-token route; resolves to its JSON, or throws with the relay's error code. */
@@ -43,7 +49,7 @@ async function api(method, path, body) {
   const headers = { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ""}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = await r.json().catch(() => ({}));
+  const data = r.status === 204 ? {} : await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(data.detail ? `${data.error}: ${data.detail}` : data.error ?? `HTTP ${r.status}`);
   return data;
 }
@@ -88,6 +94,8 @@ export function mountSettings({ onClose } = {}) {
   const windowMode = modeSelect(true);
   const windowScope = el("input", { type: "text", placeholder: "none", maxLength: 64 });
   const applyWindow = el("button", { type: "button", textContent: "Apply" });
+  const shells = el("ul");
+  shells.setAttribute("aria-label", "Shells");
   const status = el("p", { className: "note", role: "status" });
 
   const panel = el(
@@ -103,6 +111,8 @@ export function mountSettings({ onClose } = {}) {
     field("Window mode", windowMode),
     field("Window scope", windowScope),
     el("div", { style: "text-align: right" }, applyWindow),
+    el("h2", { textContent: "Shells on this relay" }),
+    shells,
     status,
   );
   panel.setAttribute("aria-label", "MCP settings");
@@ -134,6 +144,28 @@ export function mountSettings({ onClose } = {}) {
     windowMode.value = w.mode ?? "";
     windowScope.value = w.scope ?? "";
     windowTitle.textContent = `This window (${w.id}): now ${w.effective_mode}`;
+  }
+
+  /** Lists the relay's shells, this window's marked, each with an End button. */
+  async function showShells() {
+    const list = await api("GET", "/sessions");
+    const mine = windowId();
+    shells.replaceChildren(
+      ...list.map((s) => {
+        const what = `${s.id}${String(s.id) === mine ? " (this window)" : ""}: ${s.title || "shell"}, ${s.cols}×${s.rows}`;
+        const end = el("button", { type: "button", textContent: "End" });
+        end.setAttribute("aria-label", `End shell ${s.id}`);
+        end.addEventListener("click", () =>
+          run(async () => {
+            await api("DELETE", `/sessions/${s.id}`);
+            say(`Shell ${s.id} ended.`);
+            await showShells();
+          }),
+        );
+        return el("li", {}, el("span", { textContent: what, title: what }), end);
+      }),
+    );
+    if (!list.length) shells.append(el("li", { className: "note", textContent: "none" }));
   }
 
   async function run(action) {
@@ -174,6 +206,7 @@ export function mountSettings({ onClose } = {}) {
       const id = windowId();
       windowTitle.hidden = !id;
       if (id) showWindow(await api("POST", "/session/mcp", { id }));
+      await showShells();
     });
   }
   function close() {

@@ -196,3 +196,8 @@ pub const MAX_LAUNCH_HANDLES: usize = 64;
 /// How long the MCP stdio server waits for one relay answer (a `read_screen` wait is at most
 /// 15 s), in seconds.
 pub const MCP_CLIENT_TIMEOUT_SECS: u64 = 30;
+
+/// How long `DELETE /sessions/{id}` waits for the session to end after SIGHUP before it
+/// answers, so a page that lists sessions next no longer sees it. A program that ignores
+/// SIGHUP keeps running, and listed.
+pub const SESSION_HANGUP_WAIT: Duration = Duration::from_secs(2);

@@ -57,3 +57,29 @@ test("the settings panel turns MCP on and sets this window's mode and scope", as
   await page.keyboard.type("echo back-$((2+2))\n");
   await expect.poll(() => page.evaluate(() => document.body.innerText)).toContain("back-4");
 });
+
+test("the settings panel lists the relay's shells and ends one left behind", async ({ page, context }) => {
+  // A tab that was closed leaves its shell running (newcomer report: they pile up to the limit).
+  const other = await context.newPage();
+  await other.goto(relay.pageUrl());
+  await waitForPrompt(other);
+  await expect.poll(() => other.url()).toMatch(/\?session=\d+$/);
+  const left = Number(new URL(other.url()).searchParams.get("session"));
+  await other.close();
+
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await expect.poll(() => page.url()).toMatch(/\?session=\d+$/);
+  const mine = Number(new URL(page.url()).searchParams.get("session"));
+  await page.locator("#wterm-gear").click();
+  const shells = page.getByRole("list", { name: "Shells" });
+  await expect(shells).toContainText(`${mine} (this window)`);
+  await expect(shells).toContainText(`${left}: `);
+  await page.getByRole("button", { name: `End shell ${left}` }).click();
+  await expect(page.locator("#wterm-settings")).toContainText(`Shell ${left} ended.`);
+  await expect(shells).not.toContainText(`${left}: `);
+  const ids = async () =>
+    (await (await fetch(`${relay.url}/sessions`, { headers: { Authorization: `Bearer ${relay.token}` } })).json()).map((s: any) => s.id);
+  expect(await ids()).not.toContain(left);
+  expect(await ids()).toContain(mine);
+});

@@ -6,10 +6,11 @@
 //! check is a `route_layer`, so an unknown path stays a 404.
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
 use axum::http::header;
 use axum::middleware::{self, Next};
 use axum::response::Response;
+use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
@@ -18,7 +19,7 @@ use wterm_core::Size;
 use super::peer;
 use crate::auth::Refusal;
 use crate::broker::service;
-use crate::limits::{DIMS, MAX_BODY_BYTES};
+use crate::limits::{DIMS, MAX_BODY_BYTES, SESSION_HANGUP_WAIT};
 use crate::session::registry::CreateError;
 use crate::session::SessionInfo;
 use crate::state::AppState;
@@ -28,6 +29,7 @@ pub fn routes(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/info", get(info))
         .route("/sessions", get(list).post(create))
+        .route("/sessions/{id}", axum::routing::delete(end))
         .route("/mcp/config", get(mcp_config).post(update_mcp_config))
         .route("/session/mcp", axum::routing::post(session_mcp))
         .route_layer(middleware::from_fn_with_state(state, require_page_token))
@@ -82,6 +84,22 @@ async fn create(State(state): State<AppState>, body: Bytes) -> Result<Json<Value
             Err(Refusal::SpawnFailed)
         }
     }
+}
+
+/// `DELETE /sessions/{id}`: ends session `id` (SIGHUP to its process, as closing a terminal
+/// window does) and answers `204` once it has ended, or after [`SESSION_HANGUP_WAIT`] when the
+/// process outlives the hangup (it is still listed then); the session's pages get its exit as
+/// usual. Errors: `404 unknown_session` (no such live session; the id is not digits, too).
+async fn end(State(state): State<AppState>, Path(id): Path<String>) -> Result<StatusCode, Refusal> {
+    let session = id
+        .parse()
+        .ok()
+        .and_then(|id| state.registry.get(id))
+        .ok_or(Refusal::UnknownSession)?;
+    tracing::info!(session = session.id(), "session ended from the page");
+    session.hangup();
+    let _ = tokio::time::timeout(SESSION_HANGUP_WAIT, session.wait_ended()).await;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// `GET /mcp/config`: the MCP settings, tokens included (for the page's settings panel).

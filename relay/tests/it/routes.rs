@@ -11,6 +11,7 @@ async fn info_and_sessions_need_the_page_token() {
         ("GET", "/info"),
         ("GET", "/sessions"),
         ("POST", "/sessions"),
+        ("DELETE", "/sessions/1"),
     ] {
         for auth in [None, Some("Bearer wrong"), Some("Basic abc")] {
             let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", *a)).collect();
@@ -39,6 +40,34 @@ async fn info_and_sessions_need_the_page_token() {
             .status,
         404
     );
+}
+
+/// Newcomer report: every visit to `/` starts a shell and nothing ended one but its own exit.
+#[tokio::test]
+async fn a_session_is_ended_from_the_page_realm() {
+    let relay = Relay::start().await;
+    let id = relay.new_session().await;
+    let mut page = relay.attach(Some(id)).await;
+    page.expect_attach().await;
+    let auth = format!("Bearer {}", relay.token);
+    let delete = |path: String| {
+        let auth = auth.clone();
+        async move { http(relay.port, "DELETE", &path, &[("Authorization", &auth)], "").await }
+    };
+    let r = delete(format!("/sessions/{id}")).await;
+    assert_eq!(r.status, 204, "{}", r.body);
+    // The shell got SIGHUP: its page hears the exit, then the close that ends the session.
+    assert_eq!(page.wait_text("exit").await["type"], "exit");
+    assert_eq!(page.wait_close().await.0, 1000);
+    assert_eq!(relay.get("/sessions").await.json(), json!([]));
+    for path in [format!("/sessions/{id}"), "/sessions/x".into(), "/sessions/99".into()] {
+        let r = delete(path.clone()).await;
+        assert_eq!(
+            (r.status, r.json()),
+            (404, json!({"error": "unknown_session"})),
+            "{path}"
+        );
+    }
 }
 
 #[tokio::test]
