@@ -132,7 +132,7 @@ test("copying keeps each row on one line, styled runs and wide cells included", 
 });
 
 test("a flood that is expensive to draw is paced, and its end is drawn at the next frame without output", async ({ page }) => {
-  // 200x50 cells of CJK and emoji per frame take well over PACED_FRAME_MIN_MS (8 ms) to draw,
+  // 200x50 cells of CJK and emoji per frame take well over PACED_FRAME_MIN_MS (16 ms) to draw,
   // so frames are skipped while output keeps arriving (FRAME_COST_FACTOR).
   await page.evaluate(() => (window as any).harness.make("big", { cols: 200, rows: 50 }));
   const flood = await page.evaluate(async () => {

@@ -54,9 +54,10 @@ pub const SYNC_OUTPUT_TIMEOUT_MS: f64 = 1000.0;
 
 /// Frames that took longer than this to draw are paced while output keeps arriving, in
 /// milliseconds (the renderer's own time for the frame, including the layout it forces when
-/// the scrollback grew). A frame that redraws a few rows (typing, a prompt) costs well under it
-/// and is never delayed.
-pub(crate) const PACED_FRAME_MIN_MS: f64 = 8.0;
+/// the scrollback grew): a whole frame at 60 Hz. A frame that redraws a few rows (typing, a
+/// prompt) or a screen of ASCII costs well under it and is never delayed; pacing a cheap frame
+/// would gain little and can show the end of a flood a frame later.
+pub(crate) const PACED_FRAME_MIN_MS: f64 = 16.0;
 
 /// After a paced frame that took `d` ms, the next frame is drawn no sooner than this many times
 /// `d` after it ended, as long as output keeps arriving; so during a flood of output that is
