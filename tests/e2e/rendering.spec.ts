@@ -130,3 +130,27 @@ test("copying keeps each row on one line, styled runs and wide cells included", 
   });
   expect(copied).toBe("a bold b\nabc \u65e5\u672c def lnk tail");
 });
+
+test("a flood that is expensive to draw is paced, and its end is drawn at the next frame without output", async ({ page }) => {
+  // 200x50 cells of CJK and emoji per frame take well over PACED_FRAME_MIN_MS (16 ms) to draw,
+  // so frames are skipped while output keeps arriving (FRAME_COST_FACTOR).
+  await page.evaluate(() => (window as any).harness.make("big", { cols: 200, rows: 50 }));
+  const flood = await page.evaluate(async () => {
+    const t = (window as any).harness.term("big");
+    const row = "\u65e5\u672c\u8a9e\u{1f600}\ud55c\uae00".repeat(16) + "\r\n";
+    const drawnRow = () => document.querySelector(".host[data-key=big] .wterm-row")!.textContent;
+    let drawn = 0;
+    for (let i = 0; i < 40; i++) {
+      t.write(`${row.repeat(50)}\x1b[H${i}:`);
+      await new Promise((r) => requestAnimationFrame(r));
+      if (drawnRow()!.startsWith(`${i}:`)) drawn++;
+    }
+    t.write("\x1b[2J\x1b[Hthe end");
+    return drawn;
+  });
+  // Some frames of the flood were drawn (how many depends on the machine's speed).
+  expect(flood).toBeGreaterThan(0);
+  await frames(page);
+  const first = await page.evaluate(() => document.querySelector(".host[data-key=big] .wterm-row")!.textContent!.trimEnd());
+  expect(first).toBe("the end");
+});

@@ -9,7 +9,9 @@ use web_sys::{AddEventListenerOptions, Document, Element, Event, EventTarget, Ht
 pub(crate) const STYLE_ID: &str = "wterm-style";
 
 /// The stylesheet: theme and palette as CSS custom properties on `.wterm` (a page may override
-/// any of them), the row/span layout, cursor and hidden input.
+/// any of them), the row/span layout, cursor and hidden input. Fonts: `--wterm-font-family`
+/// (the terminal font) then `--wterm-font-fallback` (emoji and CJK fonts tried, in order, for
+/// characters the terminal font lacks).
 ///
 /// Layout: the viewport scrolls over `history + rows` rows; the screen inside it is
 /// `position: sticky`, so it always covers the visible area and the renderer draws the rows of
@@ -25,10 +27,17 @@ const STYLE_CSS: &str = concat!(
     "--wterm-c12:#5c5cff;--wterm-c13:#ff00ff;--wterm-c14:#00ffff;--wterm-c15:#ffffff;",
     "--wterm-font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,'DejaVu Sans Mono',",
     "'Liberation Mono','Courier New',monospace;--wterm-font-size:14px;",
+    // Named fallbacks for emoji and CJK: a character the terminal font lacks is found in this
+    // list instead of by the browser's per-character system font search, which on a flood of
+    // new CJK characters took two thirds of the layout time.
+    "--wterm-font-fallback:'Noto Sans Mono CJK SC','Noto Sans CJK SC','WenQuanYi Zen Hei Mono',",
+    "'PingFang SC','Hiragino Sans','Microsoft YaHei','Malgun Gothic','Noto Color Emoji',",
+    "'Apple Color Emoji','Segoe UI Emoji';",
     "--wterm-cell-w:8px;--wterm-cell-h:17px;--wterm-cols:80;--wterm-rows:24;--wterm-history:0;",
     "--wterm-sb-w:0px;",
     "position:relative;box-sizing:border-box;width:100%;height:100%;overflow:hidden;",
-    "background:var(--wterm-bg);color:var(--wterm-fg);font-family:var(--wterm-font-family);",
+    "background:var(--wterm-bg);color:var(--wterm-fg);",
+    "font-family:var(--wterm-font-family),var(--wterm-font-fallback);",
     "font-size:var(--wterm-font-size);font-variant-ligatures:none;font-kerning:none;cursor:text}",
     ".wterm-viewport{position:relative;overflow-x:hidden;overflow-y:auto;",
     "scrollbar-gutter:stable;scrollbar-width:thin;",

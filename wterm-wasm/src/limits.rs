@@ -1,6 +1,7 @@
 //! Every limit of the WebMCP tools (spec `webmcp-tools.md`), with its unit and what happens at
-//! it. The tools' input schemas and error messages are built from these constants, so the
-//! schema an agent reads and the check that refuses it never disagree.
+//! it, and the renderer's frame pacing. The tools' input schemas and error messages are built
+//! from these constants, so the schema an agent reads and the check that refuses it never
+//! disagree.
 
 /// Most rows `read_terminal` returns with `lines`, in rows (spec: `lines` 1..10000). A larger
 /// `lines` is refused with an error, not lowered. The same limit as the core's tail reader.
@@ -50,3 +51,22 @@ pub(crate) const HIDDEN_CHECK_MS: u32 = 20;
 /// cannot freeze the display (contour's spec leaves the timeout to the terminal; xterm.js and
 /// kitty use about a second).
 pub const SYNC_OUTPUT_TIMEOUT_MS: f64 = 1000.0;
+
+/// Frames that took longer than this to draw are paced while output keeps arriving, in
+/// milliseconds (the renderer's own time for the frame, including the layout it forces when
+/// the scrollback grew): a whole frame at 60 Hz. A frame that redraws a few rows (typing, a
+/// prompt) or a screen of ASCII costs well under it and is never delayed; pacing a cheap frame
+/// would gain little and can show the end of a flood a frame later.
+pub(crate) const PACED_FRAME_MIN_MS: f64 = 16.0;
+
+/// After a paced frame that took `d` ms, the next frame is drawn no sooner than this many times
+/// `d` after it ended, as long as output keeps arriving; so during a flood of output that is
+/// expensive to draw (CJK and emoji text, large terminals) drawing takes at most about a third
+/// of the main thread and the rest goes to parsing. An animation frame with no output since
+/// the previous one always draws, so the screen shows the end of a flood at the first frame
+/// after it.
+pub(crate) const FRAME_COST_FACTOR: f64 = 2.0;
+
+/// Longest a paced frame waits, in milliseconds: during a flood the screen is redrawn at least
+/// about four times a second, however expensive a frame is.
+pub(crate) const MAX_FRAME_PACE_MS: f64 = 250.0;

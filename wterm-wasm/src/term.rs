@@ -15,8 +15,10 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{FocusOptions, HtmlElement, ResizeObserver};
 use wterm_core::{Size, Terminal};
 
-use crate::limits::SYNC_OUTPUT_TIMEOUT_MS;
 use crate::js::{bytes_to_string, size_object, Callbacks, Outbox, WebMcpConfig};
+use crate::limits::{
+    FRAME_COST_FACTOR, MAX_FRAME_PACE_MS, PACED_FRAME_MIN_MS, SYNC_OUTPUT_TIMEOUT_MS,
+};
 use crate::view::Dom;
 use crate::webmcp;
 
@@ -65,6 +67,11 @@ pub(crate) struct Inner {
     /// answers them from its own emulator, so a program gets one reply however many pages
     /// watch it.
     pub(crate) answer_queries: bool,
+    /// Output was parsed since the last animation frame.
+    output_since_frame: bool,
+    /// While output keeps arriving, frames before this time (`performance.now()` ms) are
+    /// skipped: the last frame was expensive ([`FRAME_COST_FACTOR`]).
+    paced_until: f64,
 }
 
 impl Inner {
@@ -97,6 +104,8 @@ impl Inner {
             mcp: webmcp::Calls::new(),
             sync_since: None,
             answer_queries: true,
+            output_since_frame: false,
+            paced_until: 0.0,
         }
     }
 
@@ -126,6 +135,7 @@ impl Inner {
             return out;
         }
         let fx = self.term.feed(bytes);
+        self.output_since_frame = true;
         self.mcp.on_output();
         if !fx.replies.is_empty() && self.answer_queries {
             // Without onData there is no program to answer: the replies are dropped.
@@ -170,25 +180,36 @@ impl Inner {
     ///
     /// While the program holds synchronized output (mode 2026) the screen is mid-update, so
     /// nothing is drawn until it ends or [`SYNC_OUTPUT_TIMEOUT_MS`] passes; another frame is
-    /// asked for meanwhile.
+    /// asked for meanwhile. Likewise after an expensive frame while output keeps arriving, until
+    /// the pacing delay ([`FRAME_COST_FACTOR`]) has passed.
     fn frame(&mut self) {
-        if self.term.modes().synchronized_output {
-            let now = crate::dom::now_ms();
+        let now = crate::dom::now_ms();
+        let output = std::mem::take(&mut self.output_since_frame);
+        let held = if self.term.modes().synchronized_output {
             let since = *self.sync_since.get_or_insert(now);
-            if now - since < SYNC_OUTPUT_TIMEOUT_MS {
-                if let Some(dom) = self.dom.as_mut() {
-                    dom.frame_done();
-                }
-                self.schedule_frame();
-                webmcp::run_due_check(self);
-                return;
-            }
+            now - since < SYNC_OUTPUT_TIMEOUT_MS
         } else {
             self.sync_since = None;
+            false
+        };
+        if held || (output && now < self.paced_until) {
+            if let Some(dom) = self.dom.as_mut() {
+                dom.frame_done();
+            }
+            self.schedule_frame();
+            webmcp::run_due_check(self);
+            return;
         }
         if let Some(dom) = self.dom.as_mut() {
             dom.render(&mut self.term, &mut self.view_offset);
         }
+        let end = crate::dom::now_ms();
+        let cost = end - now;
+        self.paced_until = if cost > PACED_FRAME_MIN_MS {
+            end + (FRAME_COST_FACTOR * cost).min(MAX_FRAME_PACE_MS)
+        } else {
+            0.0
+        };
         webmcp::run_due_check(self);
     }
 
