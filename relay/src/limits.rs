@@ -38,6 +38,17 @@ pub const FLOW_LOW_WATER_BYTES: usize = CLIENT_QUEUE_BYTES / 4;
 /// resynced instead (its queue dropped), so one stuck page cannot stall a session.
 pub const FLOW_WAIT_MAX: std::time::Duration = std::time::Duration::from_millis(100);
 
+/// Output the relay's own emulator may be behind the pages, in bytes: the pages get each PTY
+/// chunk at once and a feed job on the blocking pool feeds the emulator behind them, so the
+/// emulator (the costliest stage) runs beside the websocket writers, not in front of them. Past
+/// this the session stops taking PTY output until the emulator is down to
+/// [`FEED_LOW_WATER_BYTES`] (the program blocks on its writes). Readers never see the lag: each
+/// read first feeds what is pending, which at this size takes a few milliseconds.
+pub const FEED_HIGH_WATER_BYTES: usize = 512 * 1024;
+
+/// Output the emulator may still be behind when a held-up session resumes, in bytes.
+pub const FEED_LOW_WATER_BYTES: usize = FEED_HIGH_WATER_BYTES / 2;
+
 /// Kernel send buffer of each accepted connection, in bytes (`SO_SNDBUF`; Linux doubles it).
 /// Fixing it turns off autotuning, which would otherwise let up to 4 MiB of output sit in the
 /// kernel towards a slow page, where no resync can reach it and Ctrl+C would wait behind it.

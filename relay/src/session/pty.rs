@@ -200,7 +200,10 @@ fn read_loop(mut reader: std::fs::File, tx: mpsc::Sender<Bytes>) {
                 Err(_) => break,
             }
         }
-        if tx.blocking_send(Bytes::copy_from_slice(&buf[..len])).is_err() {
+        if tx
+            .blocking_send(Bytes::copy_from_slice(&buf[..len]))
+            .is_err()
+        {
             break;
         }
     }
