@@ -2,15 +2,17 @@
 
 use std::time::Duration;
 
-/// Largest read from a PTY master in one call, in bytes. A read returns whatever the kernel has
-/// up to this size; the chunk is forwarded as is (one chunk, one websocket frame or less).
-pub const PTY_READ_CHUNK_BYTES: usize = 64 * 1024;
+/// Largest chunk the PTY reader thread sends to its session task, in bytes. Linux returns at
+/// most 4 KiB per `read(2)` of a PTY master; the reader goes on reading while more is already
+/// waiting, up to this size, so a flood crosses in few chunks and a keystroke's echo at once.
+pub const PTY_READ_CHUNK_BYTES: usize = 32 * 1024;
 
 /// Chunks the PTY reader thread may have in flight towards its session task, in chunks of at
 /// most [`PTY_READ_CHUNK_BYTES`]. When the channel is full the reader thread blocks, stops
 /// reading, and the program blocks in `write(2)` once the kernel's PTY buffer fills: output is
-/// paced by the emulator, never buffered without bound.
-pub const PTY_OUTPUT_QUEUE_CHUNKS: usize = 4;
+/// paced by the pages and the emulator, never buffered without bound. Small on purpose: what
+/// sits here while a slow page holds the session up still reaches that page after a Ctrl+C.
+pub const PTY_OUTPUT_QUEUE_CHUNKS: usize = 2;
 
 /// Input messages queued towards a PTY's writer thread, in messages of at most
 /// [`MAX_WS_MESSAGE_BYTES`]. When the queue is full the websocket reading that page waits
@@ -37,6 +39,17 @@ pub const FLOW_LOW_WATER_BYTES: usize = CLIENT_QUEUE_BYTES / 4;
 /// Longest the session holds up the PTY for one page's queue to drain; a page still behind is
 /// resynced instead (its queue dropped), so one stuck page cannot stall a session.
 pub const FLOW_WAIT_MAX: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Output the relay's own emulator may be behind the pages, in bytes: the pages get each PTY
+/// chunk at once and a feed job on the blocking pool feeds the emulator behind them, so the
+/// emulator (the costliest stage) runs beside the websocket writers, not in front of them. Past
+/// this the session stops taking PTY output until the emulator is down to
+/// [`FEED_LOW_WATER_BYTES`] (the program blocks on its writes). Readers never see the lag: each
+/// read first feeds what is pending, which at this size takes a few milliseconds.
+pub const FEED_HIGH_WATER_BYTES: usize = 512 * 1024;
+
+/// Output the emulator may still be behind when a held-up session resumes, in bytes.
+pub const FEED_LOW_WATER_BYTES: usize = FEED_HIGH_WATER_BYTES / 2;
 
 /// Kernel send buffer of each accepted connection, in bytes (`SO_SNDBUF`; Linux doubles it).
 /// Fixing it turns off autotuning, which would otherwise let up to 4 MiB of output sit in the

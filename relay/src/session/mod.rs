@@ -5,32 +5,37 @@
 //! - [`fanout`]: the bounded per-page queue ([`fanout::ClientQueue`]);
 //! - [`registry`]: the live sessions by id, creation, shutdown.
 //!
-//! A session's pump task owns the output path: each chunk from the PTY is fed to the session's
-//! [`Terminal`] and queued to every attached page under one lock, so a page attaching (which
-//! takes a snapshot under the same lock) sees exactly the output that follows its snapshot.
+//! A session's pump task owns the output path: each chunk from the PTY is queued to every
+//! attached page first and then to the session's [`Terminal`], which a feed job on the blocking
+//! pool works through: the emulator (the costliest stage) runs beside the websocket writers
+//! instead of in front of them. Anything that reads or snapshots the terminal first feeds it
+//! what was forwarded so far, so it never sees less than the pages were sent. A page attaching
+//! does that holding the output lock, so it sees exactly the output that follows its snapshot.
 //! Input from pages bypasses all of this and goes to the PTY's writer thread.
 
 pub mod fanout;
 pub mod pty;
 pub mod registry;
 
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use parking_lot::{Mutex, MutexGuard};
 use portable_pty::{ChildKiller, MasterPty};
 use serde::Serialize;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 use wterm_core::{Size, Terminal, View};
 
 use crate::broker::WindowState;
 use crate::limits::{
-    EXIT_DRAIN, EXIT_DRAIN_MAX, FLOW_HIGH_WATER_BYTES, FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX,
-    SCROLLBACK_ROWS,
+    EXIT_DRAIN, EXIT_DRAIN_MAX, FEED_HIGH_WATER_BYTES, FEED_LOW_WATER_BYTES, FLOW_HIGH_WATER_BYTES,
+    FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX, SCROLLBACK_ROWS,
 };
 use fanout::{ClientQueue, Frame};
 use pty::Input;
@@ -116,18 +121,36 @@ pub struct SessionSpec {
     pub window: WindowState,
 }
 
-struct Inner {
+/// The relay's emulator of the session, behind [`Session::screen`].
+struct Screen {
     terminal: Terminal,
     master: Box<dyn MasterPty + Send>,
-    clients: Vec<Arc<ClientQueue>>,
-    exit: Option<i32>,
     /// Counts changes to the terminal: output fed, a resize, a reset. See [`Session::version`].
     version: u64,
-    /// When output last arrived (or the session started).
-    last_output: Instant,
     /// The visible screen's frame at `version`, computed at most once per version however many
     /// readers wait on this session.
     screen_memo: Option<(u64, Arc<wterm_core::Frame>)>,
+}
+
+/// Output sent to the pages and not yet fed to the emulator.
+struct Unfed {
+    chunk: Bytes,
+}
+
+/// The output side, behind [`Session::out`]: who gets output, and what the emulator still has
+/// to be fed. Lock order: [`Session::screen`] first, then this.
+struct Output {
+    clients: Vec<Arc<ClientQueue>>,
+    exit: Option<i32>,
+    /// When output last arrived (or the session started).
+    last_output: Instant,
+    /// Oldest first.
+    unfed: VecDeque<Unfed>,
+    /// Bytes sent to the pages and not yet fed: those in `unfed` and those a feed has taken
+    /// and not finished. Bounded by flow control ([`FEED_HIGH_WATER_BYTES`]).
+    unfed_bytes: usize,
+    /// A feed job is scheduled or running.
+    feeding: bool,
 }
 
 /// One live session. Shared as `Arc<Session>` by the registry, its pump task and the sockets
@@ -136,10 +159,14 @@ pub struct Session {
     id: SessionId,
     pid: Option<u32>,
     tty: Option<PathBuf>,
-    inner: Mutex<Inner>,
+    /// Held for a whole feed batch; released fairly, so readers get in during a flood.
+    screen: Mutex<Screen>,
+    out: Mutex<Output>,
+    /// Woken whenever output has been fed (`unfed_bytes` shrank), for flow control.
+    fed: Notify,
     input: mpsc::Sender<Input>,
     flush_epoch: Arc<AtomicU64>,
-    killer: Mutex<Box<dyn ChildKiller + Send + Sync>>,
+    killer: std::sync::Mutex<Box<dyn ChildKiller + Send + Sync>>,
     ended: watch::Sender<bool>,
     /// The version after every change, for readers waiting on output (`/mcp/read` waits).
     changes: watch::Sender<u64>,
@@ -203,18 +230,24 @@ impl Session {
             id,
             pid: pty.pid,
             tty: pty.tty,
-            inner: Mutex::new(Inner {
+            screen: Mutex::new(Screen {
                 terminal: Terminal::new(size, SCROLLBACK_ROWS),
                 master: pty.master,
-                clients: Vec::new(),
-                exit: None,
                 version: 0,
-                last_output: Instant::now(),
                 screen_memo: None,
             }),
+            out: Mutex::new(Output {
+                clients: Vec::new(),
+                exit: None,
+                last_output: Instant::now(),
+                unfed: VecDeque::new(),
+                unfed_bytes: 0,
+                feeding: false,
+            }),
+            fed: Notify::new(),
             input: pty.input,
             flush_epoch: pty.flush_epoch,
-            killer: Mutex::new(pty.killer),
+            killer: std::sync::Mutex::new(pty.killer),
             ended: watch::Sender::new(false),
             changes: watch::Sender::new(0),
             published: AtomicBool::new(false),
@@ -238,17 +271,32 @@ impl Session {
         self.pid
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    /// The emulator, fed everything forwarded to the pages so far.
+    fn screen(&self) -> MutexGuard<'_, Screen> {
+        let mut screen = self.screen.lock();
+        self.catch_up(&mut screen);
+        screen
+    }
+
+    /// The emulator fed everything forwarded so far, and the output side locked, so nothing is
+    /// forwarded until both guards are dropped: for changes that must sit at one point of the
+    /// output stream for the pages and the emulator alike (attach, resync, resize).
+    fn settled(&self) -> (MutexGuard<'_, Screen>, MutexGuard<'_, Output>) {
+        // The bulk without holding up output, then what was forwarded meanwhile.
+        let mut screen = self.screen();
+        let mut out = self.out.lock();
+        let late = std::mem::take(&mut out.unfed);
+        self.feed_batch(&mut screen, late, Some(&mut out));
+        (screen, out)
     }
 
     /// Id, title, size and pid.
     pub fn info(&self) -> SessionInfo {
-        let inner = self.lock();
-        let size = inner.terminal.size();
+        let screen = self.screen();
+        let size = screen.terminal.size();
         SessionInfo {
             id: self.id,
-            title: inner.terminal.title().map(str::to_owned),
+            title: screen.terminal.title().map(str::to_owned),
             cols: size.cols,
             rows: size.rows,
             pid: self.pid,
@@ -279,39 +327,41 @@ impl Session {
         }
     }
 
-    /// Runs `f` on the terminal under the session's lock. Keep it short: output waits.
+    /// Runs `f` on the terminal, fed all output sent to the pages so far, under the session's
+    /// screen lock. Keep it short: feeding the emulator waits.
     pub fn inspect<R>(&self, f: impl FnOnce(&mut Locked<'_>) -> R) -> R {
-        let mut inner = self.lock();
-        let inner = &mut *inner;
+        let mut screen = self.screen();
+        let last_output = self.out.lock().last_output;
+        let screen = &mut *screen;
         let mut locked = Locked {
-            terminal: &mut inner.terminal,
-            version: inner.version,
-            last_output: inner.last_output,
-            memo: &mut inner.screen_memo,
+            terminal: &mut screen.terminal,
+            version: screen.version,
+            last_output,
+            memo: &mut screen.screen_memo,
         };
         f(&mut locked)
     }
 
-    /// A receiver of the session's version: it changes after every output chunk fed to the
+    /// A receiver of the session's version: it changes after every batch of output fed to the
     /// terminal, every resize and every [`Session::reset_screen`]. Readers wait on it; nothing
     /// polls.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()
     }
 
-    /// The number of changes to the terminal so far (output chunks, resizes, resets).
+    /// The number of changes to the terminal so far (batches of output fed, resizes, resets).
     pub fn version(&self) -> u64 {
-        self.lock().version
+        self.screen().version
     }
 
     /// Clears the relay's own copy of the screen (screen, history, modes, title), keeping its
     /// size; the program and the pages are not told. Wakes readers waiting on a change.
     pub fn reset_screen(&self) {
         let version = {
-            let mut inner = self.lock();
-            inner.terminal.reset();
-            inner.version += 1;
-            inner.version
+            let mut screen = self.screen();
+            screen.terminal.reset();
+            screen.version += 1;
+            screen.version
         };
         self.changes.send_replace(version);
     }
@@ -325,34 +375,29 @@ impl Session {
         self.published.store(true, Ordering::Release);
     }
 
-    fn bump(&self, inner: &mut Inner) -> u64 {
-        inner.version += 1;
-        inner.version
-    }
-
     /// Attaches a page: its queue starts with `resized`, the snapshot, and the title if there is
     /// one; live output follows. On a session that already ended, `exit` and a close follow.
     pub fn attach(&self) -> Arc<ClientQueue> {
         let queue = Arc::new(ClientQueue::new());
-        let mut inner = self.lock();
-        queue.reset(screen_frames(&mut inner.terminal, b""));
-        if let Some(code) = inner.exit {
+        let (mut screen, mut out) = self.settled();
+        queue.reset(screen_frames(&mut screen.terminal, b""));
+        if let Some(code) = out.exit {
             queue.push_text(ToPage::Exit { code }.to_json());
             queue.close(1000, "exited");
         }
-        inner.clients.push(queue.clone());
+        out.clients.push(queue.clone());
         queue
     }
 
     /// Detaches a page's queue; the session goes on.
     pub fn detach(&self, queue: &Arc<ClientQueue>) {
-        self.lock().clients.retain(|q| !Arc::ptr_eq(q, queue));
+        self.out.lock().clients.retain(|q| !Arc::ptr_eq(q, queue));
     }
 
     /// Rebuilds a lagged page's queue: reset, `resized`, snapshot, title.
     pub fn resync(&self, queue: &ClientQueue) {
-        let mut inner = self.lock();
-        queue.reset(screen_frames(&mut inner.terminal, RESYNC_PREFIX));
+        let (mut screen, _out) = self.settled();
+        queue.reset(screen_frames(&mut screen.terminal, RESYNC_PREFIX));
     }
 
     /// Resizes the PTY and the emulator to `size` (clamped), at the request of the page
@@ -361,20 +406,20 @@ impl Session {
     /// page that resizes twice in a row chase its stale first size forever.
     pub fn resize(&self, size: Size, from: &ClientQueue) {
         let clamped = size.clamped();
-        let mut inner = self.lock();
-        let changed = inner.terminal.size() != clamped;
+        let (mut screen, out) = self.settled();
+        let changed = screen.terminal.size() != clamped;
         if changed {
-            inner.terminal.resize(clamped);
-            pty::resize(&*inner.master, clamped);
-            let version = self.bump(&mut inner);
-            self.changes.send_replace(version);
+            screen.terminal.resize(clamped);
+            pty::resize(&*screen.master, clamped);
+            screen.version += 1;
+            self.changes.send_replace(screen.version);
         }
         let msg = ToPage::Resized {
             cols: clamped.cols,
             rows: clamped.rows,
         }
         .to_json();
-        for c in &inner.clients {
+        for c in &out.clients {
             let requester = std::ptr::eq(Arc::as_ptr(c), from);
             if (changed && !requester) || (requester && clamped != size) {
                 c.push_text(msg.clone());
@@ -408,6 +453,7 @@ impl Session {
     /// costs the others one wait, not a stall.
     async fn throttle(&self) {
         let busy: Vec<Arc<ClientQueue>> = self
+            .out
             .lock()
             .clients
             .iter()
@@ -433,66 +479,140 @@ impl Session {
         }
     }
 
-    fn on_output(&self, chunk: Bytes) {
-        let version = self.feed(chunk);
-        // Outside the session lock: the woken readers take it next.
-        self.changes.send_replace(version);
+    /// Feed flow control: while the emulator is more than [`FEED_HIGH_WATER_BYTES`] behind
+    /// the pages, no more PTY output is taken until it is down to [`FEED_LOW_WATER_BYTES`]. No
+    /// time limit: the emulator must see every byte, and the feed job always progresses.
+    async fn wait_fed(&self) {
+        loop {
+            let fed = self.fed.notified();
+            tokio::pin!(fed);
+            // Registered before the check, so a feed between the two is not missed.
+            fed.as_mut().enable();
+            if self.out.lock().unfed_bytes <= FEED_LOW_WATER_BYTES {
+                return;
+            }
+            fed.await;
+        }
     }
 
-    fn feed(&self, chunk: Bytes) -> u64 {
-        let mut inner = self.lock();
-        let inner = &mut *inner;
-        inner.version += 1;
-        inner.last_output = Instant::now();
-        let effects = match catch_unwind(AssertUnwindSafe(|| inner.terminal.feed(&chunk))) {
-            Ok(effects) => effects,
-            Err(_) => {
-                // wterm-core promises not to panic; if it does, keep the session alive with a
-                // blank emulator rather than losing the shell.
-                tracing::error!(
-                    session = self.id,
-                    "the emulator panicked; its screen was reset"
-                );
-                inner.terminal = Terminal::new(inner.terminal.size(), SCROLLBACK_ROWS);
-                Default::default()
+    /// Sends a PTY chunk to every attached page, then queues it for the emulator and makes sure
+    /// a feed job runs. Returns the bytes the emulator is behind the pages.
+    fn forward(self: &Arc<Self>, chunk: Bytes) -> usize {
+        let (start_job, behind) = {
+            let mut out = self.out.lock();
+            out.last_output = Instant::now();
+            for c in &out.clients {
+                c.push_output(chunk.clone());
             }
+            out.unfed_bytes += chunk.len();
+            out.unfed.push_back(Unfed { chunk });
+            (!std::mem::replace(&mut out.feeding, true), out.unfed_bytes)
         };
-        // This emulator answers queries (DA1, CPR, ...), attached pages or not: pages attached
-        // through the relay client do not (`answerQueries` off), so a program gets one reply
-        // however many pages watch, and one with no page does not hang.
-        if !effects.replies.is_empty() {
+        if start_job {
+            let session = self.clone();
+            tokio::task::spawn_blocking(move || session.feed_job());
+        }
+        behind
+    }
+
+    /// Feeds queued output to the emulator until none is left. One job per session at a time
+    /// ([`Output::feeding`]); it holds the screen lock one batch at a time and hands it over
+    /// fairly, so a reader waits for at most one batch.
+    fn feed_job(&self) {
+        loop {
+            let mut screen = self.screen.lock();
+            let batch = {
+                let mut out = self.out.lock();
+                if out.unfed.is_empty() {
+                    out.feeding = false;
+                    return;
+                }
+                std::mem::take(&mut out.unfed)
+            };
+            self.feed_batch(&mut screen, batch, None);
+            MutexGuard::unlock_fair(screen);
+        }
+    }
+
+    /// Everything forwarded so far and not yet taken by a feed, fed to `screen` (locked by the
+    /// caller).
+    fn catch_up(&self, screen: &mut Screen) {
+        let batch = std::mem::take(&mut self.out.lock().unfed);
+        self.feed_batch(screen, batch, None);
+    }
+
+    /// Feeds `batch` to the emulator, then acts on what it produced: replies to queries (the
+    /// relay answers them for every page), a new title for the pages. `out`: the output side
+    /// when the caller holds it.
+    fn feed_batch(&self, screen: &mut Screen, batch: VecDeque<Unfed>, out: Option<&mut Output>) {
+        if batch.is_empty() {
+            return;
+        }
+        let mut bytes = 0;
+        let mut replies = Vec::new();
+        let mut title_changed = false;
+        for Unfed { chunk } in &batch {
+            bytes += chunk.len();
+            let effects = match catch_unwind(AssertUnwindSafe(|| screen.terminal.feed(chunk))) {
+                Ok(effects) => effects,
+                Err(_) => {
+                    // wterm-core promises not to panic; if it does, keep the session alive with
+                    // a blank emulator rather than losing the shell.
+                    tracing::error!(
+                        session = self.id,
+                        "the emulator panicked; its screen was reset"
+                    );
+                    screen.terminal = Terminal::new(screen.terminal.size(), SCROLLBACK_ROWS);
+                    Default::default()
+                }
+            };
+            title_changed |= effects.title_changed;
+            // This emulator answers queries (DA1, CPR, ...), attached pages or not: pages
+            // attached through the relay client do not (`answerQueries` off), so a program gets
+            // one reply however many pages watch, and one with no page does not hang.
+            replies.extend_from_slice(&effects.replies);
+        }
+        screen.version += 1;
+        if !replies.is_empty() {
             let reply = Input {
                 epoch: self.flush_epoch(),
-                bytes: Bytes::from(effects.replies),
+                bytes: Bytes::from(replies),
             };
             if let Err(e) = self.input.try_send(reply) {
                 tracing::warn!(session = self.id, error = %e, "dropped a query reply: input queue full");
             }
         }
-        for c in &inner.clients {
-            c.push_output(chunk.clone());
-        }
-        if effects.title_changed {
+        let mut held;
+        let out = match out {
+            Some(out) => out,
+            None => {
+                held = self.out.lock();
+                &mut *held
+            }
+        };
+        out.unfed_bytes -= bytes;
+        if title_changed {
             let msg = ToPage::Title {
-                data: inner.terminal.title().unwrap_or(""),
+                data: screen.terminal.title().unwrap_or(""),
             }
             .to_json();
-            for c in &inner.clients {
+            for c in &out.clients {
                 c.push_text(msg.clone());
             }
         }
-        inner.version
+        self.fed.notify_waiters();
+        self.changes.send_replace(screen.version);
     }
 
     fn finish(&self, code: i32) {
-        let mut inner = self.lock();
-        inner.exit = Some(code);
+        let mut out = self.out.lock();
+        out.exit = Some(code);
         let msg = ToPage::Exit { code }.to_json();
-        for c in &inner.clients {
+        for c in &out.clients {
             c.push_text(msg.clone());
             c.close(1000, "exited");
         }
-        drop(inner);
+        drop(out);
         self.ended.send_replace(true);
     }
 }
@@ -533,7 +653,9 @@ impl Pump {
                 biased;
                 chunk = output.recv() => match chunk {
                     Some(chunk) => {
-                        session.on_output(chunk);
+                        if session.forward(chunk) > FEED_HIGH_WATER_BYTES {
+                            session.wait_fed().await;
+                        }
                         session.throttle().await;
                     }
                     // EOF: every slave descriptor is closed; the child is gone or going.
@@ -546,7 +668,9 @@ impl Pump {
                     while let Ok(Some(chunk)) =
                         tokio::time::timeout(EXIT_DRAIN.min(until(deadline)), output.recv()).await
                     {
-                        session.on_output(chunk);
+                        if session.forward(chunk) > FEED_HIGH_WATER_BYTES {
+                            session.wait_fed().await;
+                        }
                     }
                     break code.unwrap_or(-1);
                 }

@@ -3,7 +3,9 @@
 //!
 //! - the reader thread reads up to [`PTY_READ_CHUNK_BYTES`] at a time into a bounded channel
 //!   ([`PTY_OUTPUT_QUEUE_CHUNKS`]); a full channel blocks it, which blocks the program: that is
-//!   the output backpressure;
+//!   the output backpressure. Linux hands out at most 4 KiB per `read(2)` of a PTY master (the
+//!   line discipline's buffer), so the thread keeps reading while more is already waiting and
+//!   sends one chunk: a flood crosses to the session in large chunks, a keystroke's echo at once;
 //! - the writer thread writes input messages in order as they arrive, so input never waits
 //!   behind output;
 //! - the waiter thread reaps the child and reports its exit code.
@@ -116,7 +118,7 @@ pub fn spawn(program: &Program, size: Size) -> io::Result<Pty> {
     drop(pair.slave);
     let pid = child.process_id();
     let killer = child.clone_killer();
-    let reader = pair.master.try_clone_reader().map_err(io::Error::other)?;
+    let reader = reader_of(&*pair.master)?;
     let writer = pair.master.take_writer().map_err(io::Error::other)?;
 
     let (out_tx, output) = mpsc::channel(PTY_OUTPUT_QUEUE_CHUNKS);
@@ -153,19 +155,56 @@ pub fn spawn(program: &Program, size: Size) -> io::Result<Pty> {
     })
 }
 
-fn read_loop(mut reader: Box<dyn Read + Send>, tx: mpsc::Sender<Bytes>) {
+/// A descriptor of its own on the PTY master (a `dup`), for the reader thread: it outlives the
+/// session's `master`, so the thread never reads or polls a closed or reused descriptor.
+fn reader_of(master: &dyn MasterPty) -> io::Result<std::fs::File> {
+    use std::os::fd::BorrowedFd;
+    let fd = master
+        .as_raw_fd()
+        .ok_or_else(|| io::Error::other("the PTY master has no descriptor"))?;
+    // SAFETY: `fd` belongs to `master`, which is alive for the whole call.
+    let owned = unsafe { BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?;
+    Ok(std::fs::File::from(owned))
+}
+
+/// Whether a `read(2)` of `file` would return data at once (`poll(2)` with no timeout).
+fn readable_now(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd as _;
+    let mut pfd = libc::pollfd {
+        fd: file.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: poll(2) on one pollfd we own, timeout 0 (never blocks).
+    let n = unsafe { libc::poll(&mut pfd, 1, 0) };
+    n == 1 && pfd.revents & libc::POLLIN != 0
+}
+
+fn read_loop(mut reader: std::fs::File, tx: mpsc::Sender<Bytes>) {
     let mut buf = vec![0u8; PTY_READ_CHUNK_BYTES];
     loop {
-        match reader.read(&mut buf) {
+        let mut len = match reader.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => {
-                if tx.blocking_send(Bytes::copy_from_slice(&buf[..n])).is_err() {
-                    break;
-                }
-            }
+            Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             // EIO: every slave descriptor is closed (Linux reports the hang-up this way).
             Err(_) => break,
+        };
+        // Take what is already waiting, without blocking: one chunk per burst, not per 4 KiB.
+        // An error or EOF here is met again by the next blocking read.
+        while len < buf.len() && readable_now(&reader) {
+            match reader.read(&mut buf[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        if tx
+            .blocking_send(Bytes::copy_from_slice(&buf[..len]))
+            .is_err()
+        {
+            break;
         }
     }
 }
