@@ -13,6 +13,12 @@
 //! - `dom`: self-removing listeners and timers, the stylesheet, element helpers.
 #![deny(missing_docs)]
 
+/// The heap: talc instead of the default dlmalloc, which costs more bytes of the package and
+/// more time per allocation (the page is single-threaded: no atomics in this build).
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 mod dom;
 mod input;
 mod js;
