@@ -317,7 +317,7 @@ mod tests {
         );
         b.update_settings(|s, _| {
             s.enabled = true;
-            s.token = Some(crate::auth::Secret::new("t0k").unwrap());
+            s.token = Some(crate::auth::Secret::new("written-token").unwrap());
             Ok(())
         })
         .await

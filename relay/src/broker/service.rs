@@ -630,7 +630,7 @@ fn token_change(f: &Fields, key: &str, generate_key: &str) -> Result<TokenChange
         None => TokenChange::Keep,
         Some(Value::Null) => TokenChange::Clear,
         Some(Value::String(s)) => TokenChange::Set(
-            Secret::new(s).map_err(|e| Refusal::BadRequest(format!("{key}: {e}")))?,
+            Secret::configured(s).map_err(|e| Refusal::BadRequest(format!("{key}: {e}")))?,
         ),
         Some(_) => {
             return Err(Refusal::BadRequest(format!(

@@ -101,7 +101,7 @@ impl StoredSettings {
         for (key, slot) in [("token", &mut s.token), ("admin_token", &mut s.admin_token)] {
             match obj.get(key) {
                 None | Some(Value::Null) => {}
-                Some(v) => match v.as_str().map(Secret::new) {
+                Some(v) => match v.as_str().map(Secret::configured) {
                     Some(Ok(t)) => *slot = Some(t),
                     _ => bad.push(key),
                 },
@@ -247,7 +247,7 @@ mod tests {
     fn round_trip_and_bad_fields() {
         let s = StoredSettings {
             enabled: true,
-            token: Some(Secret::new("tok").unwrap()),
+            token: Some(Secret::new("stored-token").unwrap()),
             admin_token: None,
             default_mode: Mode::Read,
             allow_launch: true,

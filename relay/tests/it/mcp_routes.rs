@@ -998,6 +998,7 @@ async fn mcp_config_mints_rotates_and_clears_tokens() {
         (r#"{"enabled": "yes"}"#, (400, "bad_request")),
         (r#"{"default_mode": "all"}"#, (400, "bad_mode")),
         (r#"{"token": "has space"}"#, (400, "bad_request")),
+        (r#"{"token": "short"}"#, (400, "bad_request")),
         (r#"{"generate": true, "token": "x"}"#, (400, "bad_request")),
         ("[]", (400, "bad_json")),
     ] {
@@ -1047,7 +1048,7 @@ async fn env_tokens_are_pinned_and_never_written() {
     for body in [
         r#"{"generate": true}"#,
         r#"{"token": null}"#,
-        r#"{"admin_token": "x"}"#,
+        r#"{"admin_token": "long-enough-admin-token"}"#,
     ] {
         assert_eq!(
             err(&relay.post("/mcp/config", body).await),
