@@ -552,7 +552,14 @@ async fn reset_clears_the_relays_screen_and_wakes_change_waits() {
     let mcp = relay.enable_mcp("readwrite").await;
     let id = relay.ready_session(&mcp).await;
     mcp.type_text(id, "echo before-$((6*6))\r").await;
-    let a = mcp.wait_text(id, "before-36").await;
+    mcp.wait_text(id, "before-36").await;
+    // The prompt after the output may still be on its way: start from a quiet screen, or its
+    // arrival (not the reset) wakes the waiter (a race CI hit once the relay's emulator was
+    // fed behind the pages).
+    let a = mcp
+        .read(json!({"id": id, "wait_for_idle": 300, "timeout_ms": 5000}))
+        .await;
+    assert_eq!(a["matched"], true, "{a}");
     let waiter = {
         let mcp = mcp.clone();
         let h = a["content_hash"].clone();
