@@ -68,10 +68,14 @@ function markEnded(why) {
 }
 
 const token = takeToken();
+const session = new URL(location.href).searchParams.get("session");
 if (!token) {
   showStatus("No page token. Open the URL that <code>wterm-relay</code> printed (it ends in <code>#token=…</code>).", true);
+} else if (session !== null && !/^\d+$/.test(session)) {
+  // attachToRelay would throw on it; say what is wrong instead of showing a dead terminal.
+  markEnded("the address names no session");
+  showStatus(`“${escapeHtml(session)}” is not a session number (<code>?session=</code> takes digits). <a href="/">Start a new shell</a>`, true);
 } else {
-  const session = new URL(location.href).searchParams.get("session");
   let exitCode;
   // The relay's last complaint, shown until an attach succeeds (the client keeps retrying).
   let problem = null;

@@ -210,7 +210,6 @@ pub const MAX_LAUNCH_HANDLES: usize = 64;
 /// 15 s), in seconds.
 pub const MCP_CLIENT_TIMEOUT_SECS: u64 = 30;
 
-/// How long `DELETE /sessions/{id}` waits for the session to end after SIGHUP before it
-/// answers, so a page that lists sessions next no longer sees it. A program that ignores
-/// SIGHUP keeps running, and listed.
+/// How long `DELETE /sessions/{id}` waits for the session to end after SIGHUP before it sends
+/// SIGKILL to the session's process group.
 pub const SESSION_HANGUP_WAIT: Duration = Duration::from_secs(2);

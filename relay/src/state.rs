@@ -36,7 +36,7 @@ pub struct Shared {
 impl AppState {
     /// State for a relay bound to `port`; `local_url` is its base URL on loopback.
     pub fn new(config: Config, port: u16, local_url: String) -> Self {
-        let registry = Registry::new(Program::shell(&config.shell));
+        let registry = Registry::new(Program::shell(&config.shell), Some(&config.state_dir));
         let broker = Broker::new(&config, local_url);
         AppState(Arc::new(Shared {
             config,

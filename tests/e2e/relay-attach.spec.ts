@@ -119,3 +119,21 @@ test("with two pages on one session, a program's query gets one reply", async ({
   expect(await screenText(page)).toContain("\nreplies:one:");
   await second.close();
 });
+
+test("a page token with characters that mean something in a URL works from the printed URL", async ({ page }) => {
+  // Newcomer report: the relay allowed `+`, `&` and `%` in WEB_TERMINAL_TOKEN but printed them
+  // raw in the URL fragment, which the page read as form data: another token, or a dead page.
+  const odd = await startRelay([], { token: "odd+token&with%41chars" });
+  try {
+    expect(odd.printedUrl).toContain("#token=odd%2Btoken%26with%2541chars");
+    await page.goto(odd.printedUrl);
+    await waitForPrompt(page);
+  } finally {
+    await odd.stop();
+  }
+});
+
+test("a session number that is not digits is shown plainly", async ({ page }) => {
+  await page.goto(`${relay.url}/?session=abc#token=${relay.token}`);
+  await expect(page.locator("#status")).toContainText("is not a session number");
+});

@@ -13,13 +13,14 @@ export interface Relay {
   token: string;
   home: string; // the shell's HOME, a temp dir
   pageUrl: (query?: string) => string; // page URL with the token in the fragment
+  printedUrl: string; // the page URL as the relay printed it
   stop: () => Promise<void>;
   log: () => string;
 }
 
-export async function startRelay(extraArgs: string[] = []): Promise<Relay> {
+export async function startRelay(extraArgs: string[] = [], opts: { token?: string } = {}): Promise<Relay> {
   const home = mkdtempSync(join(tmpdir(), "wterm-e2e-"));
-  const token = "e2e-" + Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
+  const token = opts.token ?? "e2e-" + Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
   writeFileSync(join(home, ".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n");
   const child: ChildProcess = spawn(
     RELAY_BIN,
@@ -37,14 +38,14 @@ export async function startRelay(extraArgs: string[] = []): Promise<Relay> {
   );
   let out = "";
   child.stderr!.on("data", (d) => (out += d.toString()));
-  const url = await new Promise<string>((res, rej) => {
+  const [url, printedUrl] = await new Promise<[string, string]>((res, rej) => {
     const timer = setTimeout(() => rej(new Error("relay did not print its URL in 15 s:\n" + out)), 15_000);
     child.stdout!.on("data", (d) => {
       out += d.toString();
-      const m = out.match(/listening on (http:\/\/[^/\s]+)\//);
+      const m = out.match(/listening on ((http:\/\/[^/\s]+)\/\S*)/);
       if (m) {
         clearTimeout(timer);
-        res(m[1]);
+        res([m[2], m[1]]);
       }
     });
     child.on("exit", (code) => rej(new Error(`relay exited with ${code}:\n${out}`)));
@@ -54,6 +55,7 @@ export async function startRelay(extraArgs: string[] = []): Promise<Relay> {
     token,
     home,
     pageUrl: (query = "") => `${url}/${query}#token=${token}`,
+    printedUrl,
     log: () => out,
     stop: async () => {
       if (child.exitCode === null) {

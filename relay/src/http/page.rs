@@ -86,19 +86,26 @@ async fn create(State(state): State<AppState>, body: Bytes) -> Result<Json<Value
     }
 }
 
-/// `DELETE /sessions/{id}`: ends session `id` (SIGHUP to its process, as closing a terminal
-/// window does) and answers `204` once it has ended, or after [`SESSION_HANGUP_WAIT`] when the
-/// process outlives the hangup (it is still listed then); the session's pages get its exit as
-/// usual. Errors: `404 unknown_session` (no such live session; the id is not digits, too).
+/// `DELETE /sessions/{id}`: ends session `id`: SIGHUP to its process, as closing a terminal
+/// window does, then SIGKILL to its process group when it is still running after
+/// [`SESSION_HANGUP_WAIT`] (a program that ignores SIGHUP must not outlive the End button).
+/// Answers `204` once it has ended; the session's pages get its exit as usual. Errors: `404
+/// unknown_session` (no such live session, or an id that is not all digits).
 async fn end(State(state): State<AppState>, Path(id): Path<String>) -> Result<StatusCode, Refusal> {
-    let session = id
-        .parse()
-        .ok()
+    let session = Some(id.as_str())
+        .filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|id| id.parse().ok())
         .and_then(|id| state.registry.get(id))
         .ok_or(Refusal::UnknownSession)?;
     tracing::info!(session = session.id(), "session ended from the page");
     session.hangup();
-    let _ = tokio::time::timeout(SESSION_HANGUP_WAIT, session.wait_ended()).await;
+    if tokio::time::timeout(SESSION_HANGUP_WAIT, session.wait_ended()).await.is_err() {
+        tracing::warn!(session = session.id(), "still running after SIGHUP; sending SIGKILL");
+        if let Some(pid) = session.pid() {
+            crate::session::pty::hard_kill(pid);
+        }
+        session.wait_ended().await;
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio_util::task::TaskTracker;
@@ -29,9 +30,16 @@ impl fmt::Display for CreateError {
 
 impl std::error::Error for CreateError {}
 
+/// File in the state directory that holds the next session id, so a restarted relay never hands
+/// out an id an old tab may still hold (that tab would re-attach to another shell and send it the
+/// input typed meanwhile; newcomer report).
+pub const NEXT_ID_FILE: &str = "next_session_id";
+
 #[derive(Debug)]
 struct Shared {
     shell: Program,
+    /// Where the next id is kept ([`NEXT_ID_FILE`]); `None` keeps it in memory only.
+    next_id_file: Option<PathBuf>,
     sessions: Mutex<Sessions>,
     pumps: TaskTracker,
 }
@@ -49,12 +57,22 @@ struct Sessions {
 pub struct Registry(Arc<Shared>);
 
 impl Registry {
-    /// An empty registry; `shell` is what the page's sessions run.
-    pub fn new(shell: Program) -> Self {
+    /// An empty registry; `shell` is what the page's sessions run. With `state_dir`, session ids
+    /// continue from where the last relay using it stopped ([`NEXT_ID_FILE`]; a missing or
+    /// unreadable file starts at 1).
+    pub fn new(shell: Program, state_dir: Option<&Path>) -> Self {
+        let next_id_file = state_dir.map(|d| d.join(NEXT_ID_FILE));
+        let next_id = next_id_file
+            .as_ref()
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .and_then(|t| t.trim().parse::<SessionId>().ok())
+            .unwrap_or(1)
+            .max(1);
         Registry(Arc::new(Shared {
             shell,
+            next_id_file,
             sessions: Mutex::new(Sessions {
-                next_id: 1,
+                next_id,
                 live: BTreeMap::new(),
             }),
             pumps: TaskTracker::new(),
@@ -82,6 +100,12 @@ impl Registry {
         let id = sessions.next_id;
         let (session, pump) = Session::start(id, spec).map_err(CreateError::Spawn)?;
         sessions.next_id += 1;
+        if let Some(file) = &self.0.next_id_file {
+            let next = sessions.next_id.to_string();
+            if let Err(e) = crate::config::write_private_atomic(file, next.as_bytes()) {
+                tracing::warn!(file = %file.display(), error = %e, "next session id not saved");
+            }
+        }
         sessions.live.insert(id, session.clone());
         drop(sessions);
         tracing::info!(session = id, pid = session.pid(), "session started");

@@ -63,6 +63,8 @@ async fn window_settings_are_on_disk_before_the_answer() {
 
 #[tokio::test]
 async fn a_restart_keeps_rows_of_live_processes_and_a_reused_id_starts_untagged() {
+    // Session ids continue across restarts (next_session_id), so the id the next session gets
+    // is `id + 1`; its row here belongs to another (live) process.
     let state = tempfile::tempdir().unwrap();
     let opts = || Options {
         state_dir: Some(state.path().to_path_buf()),
@@ -98,7 +100,8 @@ async fn a_restart_keeps_rows_of_live_processes_and_a_reused_id_starts_untagged(
     let w = rows["windows"].as_object_mut().unwrap();
     let mut kept = w[&id.to_string()].clone();
     kept["pid"] = json!(alive.id());
-    w.insert("41".into(), kept);
+    w.insert("41".into(), kept.clone());
+    w.insert((id + 1).to_string(), kept);
     w.insert(
         "42".into(),
         json!({"scope": null, "mode": "read", "owner": null, "pid": dead.id(), "host": host, "seen": now}),
@@ -125,7 +128,8 @@ async fn a_restart_keeps_rows_of_live_processes_and_a_reused_id_starts_untagged(
     let on_disk = windows_file(&second);
     let mut ids: Vec<&String> = on_disk["windows"].as_object().unwrap().keys().collect();
     ids.sort();
-    assert_eq!(ids, vec!["41", "44"], "{on_disk}");
+    let next = (id + 1).to_string();
+    assert_eq!(ids, vec![&next, "41", "44"], "{on_disk}");
     assert_eq!(on_disk["windows"]["41"]["scope"], "team-a");
     assert!(
         second.log().contains("dropped malformed rows"),
@@ -144,9 +148,9 @@ async fn a_restart_keeps_rows_of_live_processes_and_a_reused_id_starts_untagged(
     );
     assert_eq!(cfg["known_scopes"], json!(["far", "team-a"]));
 
-    // The same id again, another process: untagged, at the default mode.
+    // The id its row names, another process: untagged, at the default mode.
     let reused = second.new_session().await;
-    assert_eq!(reused, id);
+    assert_eq!(reused, id + 1, "ids continue after a restart");
     let mcp = crate::support::Mcp {
         port: second.port,
         token: "persist-token".into(),
@@ -154,12 +158,12 @@ async fn a_restart_keeps_rows_of_live_processes_and_a_reused_id_starts_untagged(
         admin: None,
     };
     let listed = mcp.get("/mcp/terminals").await.json();
-    assert_eq!(listed[0]["id"], id);
+    assert_eq!(listed[0]["id"], reused);
     assert_eq!(
         (listed[0]["mode"].clone(), listed[0]["scope"].clone()),
         (json!("read"), json!(null))
     );
-    let page = second.set_window(json!({"id": id})).await;
+    let page = second.set_window(json!({"id": reused})).await;
     assert_eq!(
         (page["mode"].clone(), page["scope"].clone()),
         (json!(null), json!(null))

@@ -60,6 +60,18 @@ async fn a_session_is_ended_from_the_page_realm() {
     assert_eq!(page.wait_text("exit").await["type"], "exit");
     assert_eq!(page.wait_close().await.0, 1000);
     assert_eq!(relay.get("/sessions").await.json(), json!([]));
+    // A shell that ignores SIGHUP is killed after the grace time; "+N" is not an id.
+    let stubborn = relay.new_session().await;
+    let mut page = relay.attach(Some(stubborn)).await;
+    page.expect_attach().await;
+    page.send_input(b"trap '' HUP; echo trapped-$((2+3))\r").await;
+    page.wait_output(b"trapped-5", crate::support::WAIT).await;
+    let r = delete(format!("/sessions/%2B{stubborn}")).await;
+    assert_eq!(r.status, 404, "+N is not an id");
+    let r = delete(format!("/sessions/{stubborn}")).await;
+    assert_eq!(r.status, 204, "{}", r.body);
+    assert_eq!(page.wait_text("exit").await["type"], "exit");
+    assert_eq!(relay.get("/sessions").await.json(), json!([]));
     for path in [format!("/sessions/{id}"), "/sessions/x".into(), "/sessions/99".into()] {
         let r = delete(path.clone()).await;
         assert_eq!(
@@ -218,4 +230,24 @@ async fn serves_the_page_and_the_wasm_package() {
             .status,
         200
     );
+}
+
+/// Newcomer report: after a restart, an old tab's `?session=1` re-attached to a new shell that
+/// got id 1 and sent it the input typed during the outage. Ids now continue across restarts.
+#[tokio::test]
+async fn session_ids_continue_after_a_restart() {
+    let state = tempfile::tempdir().unwrap();
+    let opts = || Options {
+        state_dir: Some(state.path().to_path_buf()),
+        ..Options::default()
+    };
+    let mut first = Relay::start_with(opts()).await;
+    assert_eq!(first.new_session().await, 1);
+    assert_eq!(first.new_session().await, 2);
+    first.terminate().await;
+    let second = Relay::start_with(opts()).await;
+    assert_eq!(second.new_session().await, 3);
+    // The old id is gone rather than reused.
+    let r = http(second.port, "DELETE", "/sessions/1", &[("Authorization", &format!("Bearer {}", second.token))], "").await;
+    assert_eq!(r.status, 404);
 }
