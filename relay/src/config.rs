@@ -196,7 +196,8 @@ impl fmt::Display for ConfigError {
                 "bad --allow-origin {origin:?}; accepted: http://host[:port] or https://host[:port]"
             ),
             ConfigError::BadToken { source, error } => {
-                write!(f, "bad page token in {source}: {error}")
+                // The page token's or, from the environment, an MCP or admin token's source.
+                write!(f, "bad token in {source}: {error}")
             }
             ConfigError::BadShell { shell, why } => write!(
                 f,
