@@ -302,6 +302,13 @@ fn check_shell(shell: &str, env: &impl Fn(&str) -> Option<OsString>) -> Result<(
         std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };
     let bad = |why| Err(ConfigError::BadShell { shell: shell.to_owned(), why });
+    if shell.trim().is_empty() {
+        return bad("it is empty");
+    }
+    let missing = |path: &Path| std::fs::metadata(path).is_err();
+    if shell.contains(char::is_whitespace) && missing(Path::new(shell)) {
+        return bad("it takes a program only, without arguments");
+    }
     if shell.contains('/') {
         return match std::fs::metadata(shell) {
             Err(_) => bad("no such file"),
@@ -335,17 +342,43 @@ pub(crate) fn default_state_dir(env: &impl Fn(&str) -> Option<OsString>) -> Opti
     Some(home.join(".local").join("state").join("wterm-relay"))
 }
 
-/// `http(s)://host[:port]`, lowercased, without a trailing slash; `None` when it is not one.
+/// `http(s)://host[:port]` as a browser sends it in `Origin`: lowercased, no trailing slash, the
+/// scheme's default port (80, 443) left out; `None` when it is not one (a path, an empty host, a
+/// port that is not 1..=65535, an unclosed `[`), since such a value could never match.
 pub fn normalize_origin(origin: &str) -> Option<String> {
     let o = origin.trim().trim_end_matches('/').to_ascii_lowercase();
-    let rest = o
-        .strip_prefix("http://")
-        .or_else(|| o.strip_prefix("https://"))?;
-    let valid = !rest.is_empty()
-        && rest
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
-    valid.then_some(o)
+    let (scheme, rest) = o.split_once("://")?;
+    let default_port = match scheme {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    let (host, port) = match rest.strip_prefix('[') {
+        Some(v6) => {
+            let (addr, after) = v6.split_once(']')?;
+            addr.parse::<std::net::Ipv6Addr>().ok()?;
+            (&rest[..addr.len() + 2], after)
+        }
+        None => match rest.find(':') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        },
+    };
+    let host_ok = host.starts_with('[')
+        || (!host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.".contains(&b)));
+    if !host_ok {
+        return None;
+    }
+    let port = match port.strip_prefix(':') {
+        None if port.is_empty() => None,
+        None => return None,
+        Some(p) if p.bytes().all(|b| b.is_ascii_digit()) => Some(p.parse::<u16>().ok().filter(|&n| n > 0)?),
+        Some(_) => return None,
+    };
+    Some(match port {
+        Some(p) if p != default_port => format!("{scheme}://{host}:{p}"),
+        _ => format!("{scheme}://{host}"),
+    })
 }
 
 /// Reads the page token from `dir/page_token`, or mints one and writes it there (directory
@@ -498,6 +531,8 @@ mod tests {
             ("/etc/passwd", "not an executable file"),
             ("/tmp", "not an executable file"),
             ("no-such-shell-here", "not found on PATH"),
+            ("", "it is empty"),
+            ("bash -l", "without arguments"),
         ] {
             let err = Config::resolve_with(with_shell(shell), env).unwrap_err();
             assert!(err.to_string().contains(why), "{shell}: {err}");
@@ -541,6 +576,14 @@ mod tests {
         assert_eq!(normalize_origin("ftp://x"), None);
         assert_eq!(normalize_origin("http://"), None);
         assert_eq!(normalize_origin("http://a/b"), None);
+        // Newcomer report: values no browser Origin can match were accepted.
+        for bad in ["http://x:99999", "http://x:abc", "http://:80", "https://[::1", "http://x:", "http://x:0", "https://[zz]:1"] {
+            assert_eq!(normalize_origin(bad), None, "{bad}");
+        }
+        // A browser leaves the default port out of Origin.
+        assert_eq!(normalize_origin("http://x:80").as_deref(), Some("http://x"));
+        assert_eq!(normalize_origin("https://x:443/").as_deref(), Some("https://x"));
+        assert_eq!(normalize_origin("https://x:80").as_deref(), Some("https://x:80"));
     }
 
     #[test]
