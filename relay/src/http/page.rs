@@ -92,9 +92,7 @@ async fn create(State(state): State<AppState>, body: Bytes) -> Result<Json<Value
 /// Answers `204` once it has ended; the session's pages get its exit as usual. Errors: `404
 /// unknown_session` (no such live session, or an id that is not all digits).
 async fn end(State(state): State<AppState>, Path(id): Path<String>) -> Result<StatusCode, Refusal> {
-    let session = Some(id.as_str())
-        .filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|id| id.parse().ok())
+    let session = crate::session::parse_id(&id)
         .and_then(|id| state.registry.get(id))
         .ok_or(Refusal::UnknownSession)?;
     tracing::info!(session = session.id(), "session ended from the page");

@@ -72,7 +72,7 @@ fn target(query: Option<&str>) -> Target {
     };
     match form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "session") {
         None => Target::New,
-        Some((_, v)) => v.parse().map_or(Target::Invalid, Target::Existing),
+        Some((_, v)) => crate::session::parse_id(&v).map_or(Target::Invalid, Target::Existing),
     }
 }
 

@@ -45,6 +45,15 @@ pub use pty::Program;
 /// runs.
 pub type SessionId = u64;
 
+/// A session id as it appears in a URL (`?session=N`, `/sessions/N`): ASCII digits only, so
+/// `+1` or ` 1` (which `u64::from_str` would take) name no session.
+pub fn parse_id(text: &str) -> Option<SessionId> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
 /// Bytes put before a snapshot that replaces a lagged page's screen, so the snapshot rebuilds
 /// the page's terminal as it would a fresh one: CAN ends any escape sequence the dropped output
 /// left half-sent; RIS (`ESC c`) resets screen and modes, and ED 3 (`CSI 3 J`) clears history,
