@@ -17,6 +17,12 @@ pub enum ErrorKind {
         /// The name as given.
         name: String,
     },
+    /// A token of the broker key grammar (`/mcp/keys`, MCP `send_keys`) that it does not know:
+    /// its message also explains the `C-`, `M-` and `S-` prefixes.
+    UnknownBrokerKey {
+        /// The token as given.
+        name: String,
+    },
     /// A key chord with a modifier name that is not `Ctrl`, `Alt`, `Shift` or `Meta`.
     UnknownModifier {
         /// The modifier as given.
@@ -45,6 +51,14 @@ impl fmt::Display for Error {
             ErrorKind::UnknownKey { name } => write!(
                 f,
                 "unknown key {name:?}; accepted: a single character, or one of {}",
+                crate::keys::KEY_NAMES_HELP
+            ),
+            ErrorKind::UnknownBrokerKey { name } => write!(
+                f,
+                "unknown key {name:?}; accepted: a single character, LF, or one of {}; each may \
+                 follow the prefixes C- (Ctrl, on letters, @ [ \\ ] ^ _ ? and Space), M- (Alt, sent \
+                 as ESC first) and S- (Shift, on Tab and the cursor, Home and End keys), each at \
+                 most once, as in C-c, M-f, C-M-x, S-Tab, C-S-Left",
                 crate::keys::KEY_NAMES_HELP
             ),
             ErrorKind::UnknownModifier { name, chord } => write!(

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::limits::{MAX_CLUSTERS, MAX_CLUSTER_BYTES};
-use crate::terminal::Style;
+use crate::terminal::{Color, LinkId, Style};
 
 /// The cell is the first half of a character two columns wide.
 pub(crate) const WIDE: u8 = 1;
@@ -14,26 +14,146 @@ pub(crate) const WIDE_CONT: u8 = 2;
 /// First content value naming an interned cluster: values below are Unicode scalar values.
 const CLUSTER_BASE: u32 = 0x11_0000;
 
+/// A [`Style`] as cells store it: 12 bytes that compare as four integers (a `Style` takes 18
+/// and compares field by field). Colors are `tag << 24 | value` (tag 0 default, 1 indexed,
+/// 2 RGB), the SGR attributes one bit each, the link 0 for none.
+#[derive(Debug, Clone, Copy, Eq, Default)]
+pub(crate) struct CellStyle {
+    fg: u32,
+    bg: u32,
+    link: u16,
+    attrs: u8,
+}
+
+impl PartialEq for CellStyle {
+    /// Without branches: history packing compares every cell's style with its neighbour's.
+    #[inline]
+    fn eq(&self, o: &CellStyle) -> bool {
+        (self.fg ^ o.fg) | (self.bg ^ o.bg) | u32::from(self.link ^ o.link) | u32::from(self.attrs ^ o.attrs) == 0
+    }
+}
+
+pub(crate) const ATTR_BOLD: u8 = 1;
+pub(crate) const ATTR_DIM: u8 = 2;
+pub(crate) const ATTR_ITALIC: u8 = 4;
+pub(crate) const ATTR_UNDERLINE: u8 = 8;
+pub(crate) const ATTR_INVERSE: u8 = 16;
+pub(crate) const ATTR_BLINK: u8 = 32;
+pub(crate) const ATTR_HIDDEN: u8 = 64;
+pub(crate) const ATTR_STRIKETHROUGH: u8 = 128;
+
+fn pack_color(c: Color) -> u32 {
+    match c {
+        Color::Default => 0,
+        Color::Indexed(i) => 1 << 24 | u32::from(i),
+        Color::Rgb(r, g, b) => 2 << 24 | u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b),
+    }
+}
+
+fn unpack_color(v: u32) -> Color {
+    match v >> 24 {
+        1 => Color::Indexed(v as u8),
+        2 => Color::Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8),
+        _ => Color::Default,
+    }
+}
+
+impl CellStyle {
+    /// The default style: default colors, no attributes, no link.
+    pub const DEFAULT: CellStyle = CellStyle { fg: 0, bg: 0, link: 0, attrs: 0 };
+
+    #[cfg(test)]
+    pub fn pack(s: Style) -> CellStyle {
+        let attrs = [
+            (s.bold, ATTR_BOLD),
+            (s.dim, ATTR_DIM),
+            (s.italic, ATTR_ITALIC),
+            (s.underline, ATTR_UNDERLINE),
+            (s.inverse, ATTR_INVERSE),
+            (s.blink, ATTR_BLINK),
+            (s.hidden, ATTR_HIDDEN),
+            (s.strikethrough, ATTR_STRIKETHROUGH),
+        ]
+        .iter()
+        .fold(0, |a, &(on, bit)| if on { a | bit } else { a });
+        CellStyle { fg: pack_color(s.fg), bg: pack_color(s.bg), link: s.link.map_or(0, LinkId::get), attrs }
+    }
+
+    pub fn unpack(self) -> Style {
+        let on = |bit: u8| self.attrs & bit != 0;
+        Style {
+            fg: unpack_color(self.fg),
+            bg: unpack_color(self.bg),
+            bold: on(ATTR_BOLD),
+            dim: on(ATTR_DIM),
+            italic: on(ATTR_ITALIC),
+            underline: on(ATTR_UNDERLINE),
+            inverse: on(ATTR_INVERSE),
+            blink: on(ATTR_BLINK),
+            hidden: on(ATTR_HIDDEN),
+            strikethrough: on(ATTR_STRIKETHROUGH),
+            link: LinkId::new(self.link),
+        }
+    }
+
+    /// Only the background: what erased and scrolled-in cells get (xterm BCE).
+    #[inline]
+    pub fn background(self) -> CellStyle {
+        CellStyle { bg: self.bg, ..CellStyle::DEFAULT }
+    }
+
+    #[inline]
+    pub fn set_link(&mut self, link: Option<LinkId>) {
+        self.link = link.map_or(0, LinkId::get);
+    }
+
+    /// SGR 0: default colors and attributes; the link stays (OSC 8 owns it).
+    #[inline]
+    pub fn reset_sgr(&mut self) {
+        *self = CellStyle { link: self.link, ..CellStyle::DEFAULT };
+    }
+
+    /// Turns the `ATTR_*` bits of `bits` on or off.
+    #[inline]
+    pub fn set_attrs(&mut self, bits: u8, on: bool) {
+        if on {
+            self.attrs |= bits;
+        } else {
+            self.attrs &= !bits;
+        }
+    }
+
+    #[inline]
+    pub fn set_fg(&mut self, c: Color) {
+        self.fg = pack_color(c);
+    }
+
+    #[inline]
+    pub fn set_bg(&mut self, c: Color) {
+        self.bg = pack_color(c);
+    }
+}
+
 /// One cell of the grid. `content` is a Unicode scalar value, or `CLUSTER_BASE + n` for the
 /// n-th interned grapheme cluster; a blank cell holds a space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cell {
     pub content: u32,
-    pub style: Style,
+    pub style: CellStyle,
     pub flags: u8,
 }
 
 impl Cell {
     /// An erased cell: a space in `style` (erasing keeps the background color, ECMA-48 BCE).
     #[inline]
-    pub const fn blank(style: Style) -> Cell {
+    pub const fn blank(style: CellStyle) -> Cell {
         Cell { content: b' ' as u32, style, flags: 0 }
     }
 
     /// A cell that stores nothing worth keeping: a space in the default style.
     #[inline]
     pub fn is_default_blank(&self) -> bool {
-        self.content == b' ' as u32 && self.flags == 0 && self.style == Style::default()
+        self.content == b' ' as u32 && self.flags == 0 && self.style == CellStyle::DEFAULT
     }
 }
 
@@ -51,7 +171,7 @@ pub(crate) struct Row {
 }
 
 impl Row {
-    pub fn new(cols: u16, style: Style) -> Row {
+    pub fn new(cols: u16, style: CellStyle) -> Row {
         let mut r = Row { cells: Vec::new(), wrapped: false, dirty_end: u16::MAX };
         r.reset(cols, style);
         r
@@ -64,8 +184,8 @@ impl Row {
     }
 
     /// Erases every cell to `style` blanks, keeping the width.
-    pub fn reset(&mut self, cols: u16, style: Style) {
-        if style == Style::default() && self.cells.len() == usize::from(cols) {
+    pub fn reset(&mut self, cols: u16, style: CellStyle) {
+        if style == CellStyle::DEFAULT && self.cells.len() == usize::from(cols) {
             // Cells past `dirty_end` are default blanks already.
             let end = usize::from(self.dirty_end).min(self.cells.len());
             self.cells[..end].fill(Cell::blank(style));
@@ -74,7 +194,7 @@ impl Row {
             self.cells.resize(usize::from(cols), Cell::blank(style));
         }
         self.wrapped = false;
-        self.dirty_end = if style == Style::default() { 0 } else { cols };
+        self.dirty_end = if style == CellStyle::DEFAULT { 0 } else { cols };
     }
 
     /// Records that cells before `end` may now hold something.
@@ -88,7 +208,7 @@ impl Row {
 
     /// Records that the row is now `len` cells wide (cut or padded with default blanks).
     pub fn set_len(&mut self, len: usize) {
-        self.cells.resize(len, Cell::blank(Style::default()));
+        self.cells.resize(len, Cell::blank(CellStyle::DEFAULT));
         self.dirty_end = self.dirty_end.min(len as u16);
     }
 
@@ -96,6 +216,79 @@ impl Row {
     pub fn used_len(&self) -> usize {
         let end = usize::from(self.dirty_end).min(self.cells.len());
         self.cells[..end].iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1)
+    }
+}
+
+/// Bit position of a cell's `flags` in a [`HistoryRow`] cell word; content values stay below
+/// it (scalar values and `CLUSTER_BASE + MAX_CLUSTERS` are under 2^30).
+const HISTORY_FLAG_SHIFT: u32 = 30;
+const _: () = assert!(CLUSTER_BASE as usize + MAX_CLUSTERS < 1 << HISTORY_FLAG_SHIFT);
+
+/// A row kept in history, packed in one allocation: 4 bytes per cell (content and wide flags)
+/// instead of a [`Cell`]'s 20, then 4 words per change of style along the row. Output that
+/// scrolls into history is written once and rarely read, so this keeps history about 5x
+/// smaller for typical output and the copy that scrolling costs short.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HistoryRow {
+    /// `content | flags << HISTORY_FLAG_SHIFT` for each of the first `cells` cells (trailing
+    /// default blanks are not kept), then `[column, fg, bg, link << 8 | attrs]` for each
+    /// column where the style changes, in column order; cells before the first change have
+    /// the default style.
+    words: Vec<u32>,
+    cells: u16,
+    /// The line continues on the next row ([`Row::wrapped`]).
+    pub wrapped: bool,
+}
+
+/// Words per style change in a [`HistoryRow`].
+const STYLE_WORDS: usize = 4;
+
+/// Whether a reused allocation of `capacity` words should hold `len`: it fits, without
+/// wasting more than about 4x (history would otherwise keep the size of its longest rows).
+#[inline]
+fn reusable(capacity: usize, len: usize) -> bool {
+    capacity >= len && capacity <= 4 * len + 64
+}
+
+impl HistoryRow {
+    /// Packs `row`'s cells up to its last non-default one, reusing `spare`'s allocation (the
+    /// row history drops as this one enters) when it fits.
+    pub fn pack(row: &Row, spare: Option<HistoryRow>) -> HistoryRow {
+        let used = &row.cells[..row.used_len()];
+        let mut words = spare.map(|h| h.words).unwrap_or_default();
+        if !reusable(words.capacity(), used.len()) {
+            words = Vec::with_capacity(used.len());
+        }
+        words.clear();
+        // Two plain passes (each compiles to a tight loop) rather than one that does both.
+        words.extend(used.iter().map(|c| c.content | u32::from(c.flags) << HISTORY_FLAG_SHIFT));
+        let mut style = CellStyle::DEFAULT;
+        for (i, c) in used.iter().enumerate() {
+            if c.style != style {
+                style = c.style;
+                words.extend_from_slice(&[i as u32, style.fg, style.bg, u32::from(style.link) << 8 | u32::from(style.attrs)]);
+            }
+        }
+        HistoryRow { words, cells: used.len() as u16, wrapped: row.wrapped }
+    }
+
+    /// The row as [`Cell`]s (as many as were kept; readers pad with default blanks).
+    pub fn unpack(&self) -> Row {
+        let (cells, changes) = self.words.split_at(usize::from(self.cells));
+        let mut changes = changes.chunks_exact(STYLE_WORDS).peekable();
+        let mut out = Vec::with_capacity(cells.len());
+        let mut style = CellStyle::DEFAULT;
+        for (i, &w) in cells.iter().enumerate() {
+            if let Some(&&[col, fg, bg, rest]) = changes.peek() {
+                if col as usize == i {
+                    style = CellStyle { fg, bg, link: (rest >> 8) as u16, attrs: rest as u8 };
+                    changes.next();
+                }
+            }
+            let content = w & ((1 << HISTORY_FLAG_SHIFT) - 1);
+            out.push(Cell { content, style, flags: (w >> HISTORY_FLAG_SHIFT) as u8 });
+        }
+        Row::from_cells(out, self.wrapped)
     }
 }
 
@@ -141,5 +334,56 @@ impl Clusters {
         } else if let Some(t) = self.texts.get((content - CLUSTER_BASE) as usize) {
             out.push_str(t);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_style_round_trips_every_field() {
+        let link = LinkId::new(7);
+        let styles = [
+            Style::default(),
+            Style { fg: Color::Indexed(0), bg: Color::Indexed(255), ..Style::default() },
+            Style { fg: Color::Rgb(1, 2, 3), bg: Color::Rgb(255, 0, 255), link, ..Style::default() },
+            Style {
+                bold: true,
+                dim: true,
+                italic: true,
+                underline: true,
+                inverse: true,
+                blink: true,
+                hidden: true,
+                strikethrough: true,
+                ..Style::default()
+            },
+            Style { underline: true, strikethrough: true, fg: Color::Indexed(9), ..Style::default() },
+        ];
+        for s in styles {
+            assert_eq!(CellStyle::pack(s).unpack(), s);
+        }
+        assert_eq!(CellStyle::pack(Style::default()), CellStyle::DEFAULT);
+        // Indexed 0 and the default color stay distinct.
+        assert_ne!(CellStyle::pack(styles[1]).background(), CellStyle::DEFAULT);
+    }
+
+    #[test]
+    fn history_row_round_trips_cells_styles_and_flags() {
+        let red = CellStyle::pack(Style { fg: Color::Indexed(1), ..Style::default() });
+        let mut row = Row::new(6, CellStyle::DEFAULT);
+        row.cells[0] = Cell { content: 'a' as u32, style: red, flags: 0 };
+        row.cells[1] = Cell { content: 0x4e2d, style: red, flags: WIDE };
+        row.cells[2] = Cell { content: ' ' as u32, style: red, flags: WIDE_CONT };
+        row.cells[3] = Cell { content: CLUSTER_BASE + 3, style: CellStyle::DEFAULT, flags: 0 };
+        row.touch(4);
+        row.wrapped = true;
+        let back = HistoryRow::pack(&row, None).unpack();
+        assert_eq!(back.cells, row.cells[..4]);
+        assert!(back.wrapped);
+        // Reusing a dropped row's allocations gives the same row.
+        let spare = HistoryRow::pack(&Row::new(6, red), None);
+        assert_eq!(HistoryRow::pack(&row, Some(spare)).unpack().cells, row.cells[..4]);
     }
 }

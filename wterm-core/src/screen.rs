@@ -6,10 +6,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::grid::{Cell, Clusters, Row, WIDE, WIDE_CONT};
+use crate::grid::{Cell, CellStyle, Clusters, HistoryRow, Row, WIDE, WIDE_CONT};
 use crate::limits::{KITTY_STACK_DEPTH, MAX_LINKS, MAX_LINK_URI_BYTES, MAX_TITLE_BYTES};
 use crate::modes::{CursorShape, CursorStyle};
-use crate::terminal::{LinkId, ShellIntegration, Size, Style};
+use crate::terminal::{LinkId, ShellIntegration, Size};
 use crate::unicode;
 
 /// A character set designated into G0–G3 (`ESC ( F` and friends).
@@ -41,7 +41,7 @@ pub(crate) struct SavedCursor {
     pub row: u16,
     pub col: u16,
     pub pending_wrap: bool,
-    pub pen: Style,
+    pub pen: CellStyle,
     pub origin: bool,
     pub charsets: [Charset; 4],
     pub gl: usize,
@@ -64,7 +64,7 @@ pub(crate) struct Buffer {
 impl Buffer {
     fn new(size: Size) -> Buffer {
         Buffer {
-            rows: (0..size.rows).map(|_| Row::new(size.cols, Style::default())).collect(),
+            rows: (0..size.rows).map(|_| Row::new(size.cols, CellStyle::DEFAULT)).collect(),
             row: 0,
             col: 0,
             pending_wrap: false,
@@ -123,10 +123,10 @@ pub(crate) struct Screen {
     pub alt: Buffer,
     pub alt_active: bool,
     /// Rows scrolled off the top of the main screen, oldest first.
-    pub history: VecDeque<Row>,
+    pub history: VecDeque<HistoryRow>,
     pub history_cap: usize,
     /// The SGR state new characters are drawn with (and the OSC 8 link).
-    pub pen: Style,
+    pub pen: CellStyle,
     /// Scroll region, inclusive rows (DECSTBM).
     pub top: u16,
     pub bottom: u16,
@@ -174,7 +174,7 @@ impl Screen {
             alt_active: false,
             history: VecDeque::new(),
             history_cap,
-            pen: Style::default(),
+            pen: CellStyle::DEFAULT,
             top: 0,
             bottom: size.rows - 1,
             tabs: default_tabs(size.cols),
@@ -215,8 +215,8 @@ impl Screen {
 
     /// The style erased and scrolled-in cells get: the pen's background only (xterm BCE).
     #[inline]
-    fn erase_style(&self) -> Style {
-        Style { bg: self.pen.bg, ..Style::default() }
+    fn erase_style(&self) -> CellStyle {
+        self.pen.background()
     }
 
     // ---- printing ----
@@ -225,6 +225,16 @@ impl Screen {
     /// autowrap (DECAWM), insert mode (IRM).
     #[inline]
     pub fn print(&mut self, c: char) {
+        // Most output is printable ASCII written over narrow cells: that case is kept small
+        // enough to inline into the parser's loop; everything else takes `print_general`.
+        let ascii = (' '..='~').contains(&c) && self.charsets.get(self.gl) == Some(&Charset::Ascii);
+        if !(ascii && self.put_narrow_fast(c as u32)) {
+            self.print_general(c);
+        }
+    }
+
+    #[inline(never)]
+    fn print_general(&mut self, c: char) {
         // DEL (0x7f) reaches `print` from vte; it prints nothing (ECMA-48 treats it as filler).
         if c == '\x7f' {
             return;
@@ -298,29 +308,39 @@ impl Screen {
     /// Writes `content` of `width` columns (1 or 2) at the cursor and advances it.
     #[inline]
     pub fn put(&mut self, content: u32, width: u8) {
-        // Fast path: a narrow character over a narrow cell, not in the last column, no wrap
-        // pending, no insert mode. Nothing else on the row changes.
-        let pen = self.pen;
-        let cols = self.size.cols;
-        if width == 1 && !self.modes.insert {
-            let buf = if self.alt_active { &mut self.alt } else { &mut self.main };
-            let (row, col) = (buf.row, buf.col);
-            if !buf.pending_wrap && col + 1 < cols {
-                let r = &mut buf.rows[usize::from(row)];
-                let c = usize::from(col);
-                if r.cells[c].flags == 0 {
-                    r.cells[c] = Cell { content, style: pen, flags: 0 };
-                    r.touch(c + 1);
-                    buf.col = col + 1;
-                    self.last_print = Some((row, col));
-                    self.last_char = Some((content, 1));
-                    return;
-                }
-            }
+        if width != 1 || !self.put_narrow_fast(content) {
+            self.put_slow(content, width);
         }
-        self.put_slow(content, width);
     }
 
+    /// Writes a narrow `content` at the cursor when nothing else on the row changes: the cell
+    /// is narrow, it is not the last column, no wrap is pending, insert mode is off. Returns
+    /// `false`, having changed nothing, otherwise.
+    #[inline(always)]
+    fn put_narrow_fast(&mut self, content: u32) -> bool {
+        if self.modes.insert {
+            return false;
+        }
+        let cols = self.size.cols;
+        let buf = if self.alt_active { &mut self.alt } else { &mut self.main };
+        let (row, col) = (buf.row, buf.col);
+        if buf.pending_wrap || col + 1 >= cols {
+            return false;
+        }
+        let Some(r) = buf.rows.get_mut(usize::from(row)) else { return false };
+        let c = usize::from(col);
+        match r.cells.get_mut(c) {
+            Some(cell) if cell.flags == 0 => *cell = Cell { content, style: self.pen, flags: 0 },
+            _ => return false,
+        }
+        r.touch(c + 1);
+        buf.col = col + 1;
+        self.last_print = Some((row, col));
+        self.last_char = Some((content, 1));
+        true
+    }
+
+    #[inline(never)]
     fn put_slow(&mut self, content: u32, width: u8) {
         let cols = self.size.cols;
         let autowrap = self.modes.autowrap;
@@ -549,24 +569,13 @@ impl Screen {
 
     // ---- scrolling ----
 
-    /// Keeps `row`'s text in history (main screen only), reusing the oldest history row's
-    /// allocation once history is full.
+    /// Keeps `row`'s text in history (main screen only), dropping the oldest row when full.
     fn push_history(&mut self, row: &Row) {
         if self.history_cap == 0 {
             return;
         }
-        let used = row.used_len();
-        let mut cells = if self.history.len() >= self.history_cap {
-            self.history.pop_front().map(|r| r.cells).unwrap_or_default()
-        } else {
-            Vec::with_capacity(used)
-        };
-        cells.clear();
-        cells.extend_from_slice(&row.cells[..used]);
-        if cells.capacity() > 4 * used + 16 {
-            cells.shrink_to_fit();
-        }
-        self.history.push_back(Row::from_cells(cells, row.wrapped));
+        let spare = if self.history.len() >= self.history_cap { self.history.pop_front() } else { None };
+        self.history.push_back(HistoryRow::pack(row, spare));
     }
 
     /// SU and scrolling at the bottom margin: the region's rows move up `n`; rows leaving the
@@ -671,7 +680,7 @@ impl Screen {
         let cols = self.size.cols;
         let r = &mut self.buf_mut().rows[usize::from(row)];
         r.cells[usize::from(from)..usize::from(to)].fill(Cell::blank(style));
-        if style != Style::default() {
+        if style != CellStyle::DEFAULT {
             r.touch(usize::from(to));
         }
         if to == cols {
@@ -736,7 +745,7 @@ impl Screen {
         let r = &mut self.buf_mut().rows[usize::from(row)];
         // Content moves right by `n`; the inserted blanks may carry a background.
         let end = usize::from(r.dirty_end) + n;
-        r.touch(if style == Style::default() { end } else { end.max(c + n) });
+        r.touch(if style == CellStyle::DEFAULT { end } else { end.max(c + n) });
         let cells = &mut r.cells;
         // The pair cut by the right edge goes blank.
         split_wide(cells, cols - n);
@@ -760,7 +769,7 @@ impl Screen {
         self.fix_wide(row, col, (c + n) as u16);
         let style = self.erase_style();
         let r = &mut self.buf_mut().rows[usize::from(row)];
-        if style != Style::default() {
+        if style != CellStyle::DEFAULT {
             r.touch(cols);
         }
         let cells = &mut r.cells;
@@ -773,8 +782,8 @@ impl Screen {
     pub fn alignment_test(&mut self) {
         let cols = self.size.cols;
         for r in self.buf_mut().rows.iter_mut() {
-            r.reset(cols, Style::default());
-            r.cells.fill(Cell { content: u32::from(b'E'), style: Style::default(), flags: 0 });
+            r.reset(cols, CellStyle::DEFAULT);
+            r.cells.fill(Cell { content: u32::from(b'E'), style: CellStyle::DEFAULT, flags: 0 });
             r.touch(usize::from(cols));
         }
         self.top = 0;
@@ -804,7 +813,7 @@ impl Screen {
             row: 0,
             col: 0,
             pending_wrap: false,
-            pen: Style::default(),
+            pen: CellStyle::DEFAULT,
             origin: false,
             charsets: [Charset::Ascii; 4],
             gl: 0,
@@ -820,7 +829,7 @@ impl Screen {
     /// Switches to the alternate screen (47, 1047, 1049); `clear` erases it first.
     pub fn enter_alt(&mut self, clear: bool) {
         if self.alt.rows.is_empty() {
-            self.alt.rows = (0..self.size.rows).map(|_| Row::new(self.size.cols, Style::default())).collect();
+            self.alt.rows = (0..self.size.rows).map(|_| Row::new(self.size.cols, CellStyle::DEFAULT)).collect();
         }
         if !self.alt_active {
             let (row, col) = (self.main.row, self.main.col);
@@ -848,7 +857,7 @@ impl Screen {
             if clear {
                 let cols = self.size.cols;
                 for r in self.alt.rows.iter_mut() {
-                    r.reset(cols, Style::default());
+                    r.reset(cols, CellStyle::DEFAULT);
                 }
             }
             self.alt_active = false;
@@ -864,7 +873,7 @@ impl Screen {
         self.modes = ModeState { cursor_style: style, ..ModeState::default() };
         self.top = 0;
         self.bottom = self.size.rows - 1;
-        self.pen = Style::default();
+        self.pen = CellStyle::DEFAULT;
         self.charsets = [Charset::Ascii; 4];
         self.gl = 0;
         self.main.saved = None;
@@ -929,7 +938,7 @@ impl Screen {
                     }
                 }
                 while buf.rows.len() < usize::from(size.rows) {
-                    buf.rows.push_back(Row::new(size.cols, Style::default()));
+                    buf.rows.push_back(Row::new(size.cols, CellStyle::DEFAULT));
                 }
                 buf.row = buf.row.min(size.rows - 1);
                 buf.col = buf.col.min(size.cols - 1);
@@ -981,7 +990,7 @@ impl Screen {
     /// `https:` URIs become links, so a program cannot make the page open `javascript:` or
     /// `file:` URIs; others, and those over [`MAX_LINK_URI_BYTES`], show as plain text.
     pub fn set_link(&mut self, uri: &[u8]) {
-        self.pen.link = None;
+        self.pen.set_link(None);
         if uri.is_empty() || uri.len() > MAX_LINK_URI_BYTES {
             return;
         }
@@ -991,7 +1000,7 @@ impl Screen {
             return;
         }
         if let Some(&id) = self.link_index.get(uri) {
-            self.pen.link = Some(id);
+            self.pen.set_link(Some(id));
             return;
         }
         if self.links.len() >= MAX_LINKS {
@@ -1000,7 +1009,7 @@ impl Screen {
         self.links.push(uri.into());
         if let Some(id) = LinkId::new(self.links.len() as u16) {
             self.link_index.insert(uri.into(), id);
-            self.pen.link = Some(id);
+            self.pen.set_link(Some(id));
         }
     }
 

@@ -1,7 +1,9 @@
 //! [`Terminal`]: the emulator model's public face. The state and its operations live in
 //! `screen.rs`, the parser boundary in `vt/`, cell storage in `grid.rs`.
 
-use crate::grid::{Row, WIDE, WIDE_CONT};
+use std::borrow::Cow;
+
+use crate::grid::{CellStyle, Row, WIDE, WIDE_CONT};
 use crate::limits::{
     DEFAULT_SCROLLBACK_ROWS, MAX_COLS, MAX_OSC_BYTES, MAX_ROWS, MAX_SCROLLBACK_ROWS, MAX_TAIL_LINES,
     MIN_COLS, MIN_ROWS,
@@ -291,20 +293,20 @@ impl Terminal {
 
     /// The row shown at screen row `row` when the view is scrolled `view_offset` rows up into
     /// history (clamped to what exists; the alternate screen has no history).
-    fn view_row(&self, view_offset: usize, row: u16) -> Option<&Row> {
+    fn view_row(&self, view_offset: usize, row: u16) -> Option<Cow<'_, Row>> {
         let s = &self.screen;
         if row >= s.size.rows {
             return None;
         }
         if s.alt_active {
-            return s.alt.rows.get(usize::from(row));
+            return s.alt.rows.get(usize::from(row)).map(Cow::Borrowed);
         }
         let h = s.history.len();
         let idx = h - view_offset.min(h) + usize::from(row);
         if idx < h {
-            s.history.get(idx)
+            s.history.get(idx).map(|r| Cow::Owned(r.unpack()))
         } else {
-            s.main.rows.get(idx - h)
+            s.main.rows.get(idx - h).map(Cow::Borrowed)
         }
     }
 
@@ -316,8 +318,9 @@ impl Terminal {
         let Some(r) = self.view_row(view_offset, row) else { return };
         let clusters = &self.screen.clusters;
         let mut cur: Option<StyledRun> = None;
+        let mut cur_style = CellStyle::DEFAULT;
         for col in 0..cols {
-            let cell = r.cells.get(col).copied().unwrap_or(crate::grid::Cell::blank(Style::default()));
+            let cell = r.cells.get(col).copied().unwrap_or(crate::grid::Cell::blank(CellStyle::DEFAULT));
             if cell.flags & WIDE_CONT != 0 {
                 if let Some(run) = cur.as_mut() {
                     run.cols += 1;
@@ -327,7 +330,7 @@ impl Terminal {
             // A wide cell cut by the right edge (history from a wider screen) draws narrow.
             let wide = cell.flags & WIDE != 0 && col + 1 < cols;
             match cur.as_mut() {
-                Some(run) if run.style == cell.style && !wide && !run.wide => {
+                Some(run) if cur_style == cell.style && !wide && !run.wide => {
                     clusters.push_text(cell.content, &mut run.text);
                     run.cols += 1;
                 }
@@ -337,7 +340,8 @@ impl Terminal {
                     }
                     let mut text = String::new();
                     clusters.push_text(cell.content, &mut text);
-                    cur = Some(StyledRun { text, cols: 1, style: cell.style, wide });
+                    cur_style = cell.style;
+                    cur = Some(StyledRun { text, cols: 1, style: cell.style.unpack(), wide });
                 }
             }
         }
@@ -357,7 +361,7 @@ impl Terminal {
         if cell.content != u32::from(b' ') {
             self.screen.clusters.push_text(cell.content, &mut text);
         }
-        Some((text, cell.style))
+        Some((text, cell.style.unpack()))
     }
 
     /// One row as text: wide characters once, blanks as spaces, trailing spaces trimmed unless
@@ -460,7 +464,7 @@ impl Terminal {
     pub fn history_rows(&mut self, count: usize) -> Vec<TextRow> {
         let count = count.min(self.scrollback_rows());
         let h = &self.screen.history;
-        h.range(h.len() - count..).map(|r| self.text_row(r)).collect()
+        h.range(h.len() - count..).map(|r| self.text_row(&r.unpack())).collect()
     }
 
     /// The number of leading screen rows that hold content: through the cursor row and the last
@@ -481,12 +485,13 @@ impl Terminal {
         let mut w = SnapshotWriter { out: Vec::new(), style: Style::default(), s, prev: String::new() };
         // History then the main screen as lines: the top ones scroll into history.
         let mut prev_wrapped = None;
-        for row in s.history.iter().chain(s.main.rows.iter()) {
+        let history = s.history.iter().map(|r| Cow::Owned(r.unpack()));
+        for row in history.chain(s.main.rows.iter().map(Cow::Borrowed)) {
             if prev_wrapped == Some(false) {
                 w.out.extend_from_slice(b"\r\n");
                 w.prev.clear();
             }
-            w.row_after(row, cols, prev_wrapped == Some(true));
+            w.row_after(&row, cols, prev_wrapped == Some(true));
             prev_wrapped = Some(row.wrapped);
         }
         w.wrap_mark(s.main.rows.back());
@@ -591,7 +596,7 @@ impl SnapshotWriter<'_> {
     fn row(&mut self, row: &Row, cols: u16) {
         let cols = usize::from(cols);
         let n = if row.wrapped { cols } else { row.used_len().min(cols) };
-        let blank = crate::grid::Cell::blank(Style::default());
+        let blank = crate::grid::Cell::blank(CellStyle::DEFAULT);
         for i in 0..n {
             let cell = row.cells.get(i).copied().unwrap_or(blank);
             if cell.flags & WIDE_CONT != 0 {
@@ -602,7 +607,7 @@ impl SnapshotWriter<'_> {
                 self.out.push(b' ');
                 continue;
             }
-            self.set_style(cell.style);
+            self.set_style(cell.style.unpack());
             let mut text = String::new();
             self.s.clusters.push_text(cell.content, &mut text);
             // Cells a program printed apart must not join when printed together (a modifier,
@@ -631,7 +636,7 @@ impl SnapshotWriter<'_> {
         }
         if let Some(sc) = b.saved {
             self.out.extend_from_slice(format!("\x1b[{};{}H", sc.row + 1, sc.col + 1).as_bytes());
-            self.set_style(sc.pen);
+            self.set_style(sc.pen.unpack());
             self.charsets(&sc.charsets, sc.gl);
             if sc.origin {
                 // DECSC keeps DECOM; set it only around the save (DECOM homes the cursor).
@@ -673,14 +678,14 @@ impl SnapshotWriter<'_> {
             let last = usize::from(cols) - 1;
             let at = if cells[last].flags & WIDE_CONT != 0 && last > 0 { last - 1 } else { last };
             self.out.extend_from_slice(format!("\x1b[{r};{}H", at + 1).as_bytes());
-            self.set_style(cells[at].style);
+            self.set_style(cells[at].style.unpack());
             let mut text = String::new();
             s.clusters.push_text(cells[at].content, &mut text);
             self.out.extend_from_slice(text.as_bytes());
         } else {
             self.out.extend_from_slice(format!("\x1b[{r};{}H", b.col + 1).as_bytes());
         }
-        self.set_style(s.pen);
+        self.set_style(s.pen.unpack());
         self.charsets(&s.charsets, s.gl);
         let mut modes = Vec::new();
         for (on, n) in [

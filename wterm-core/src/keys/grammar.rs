@@ -110,12 +110,12 @@ pub fn parse_chord(chord: &str) -> Result<Chord, Error> {
 /// Tab and the cursor, Home and End keys), combined as `C-M-x` or `C-S-Left`; any other single
 /// character is itself.
 ///
-/// Errors: [`ErrorKind::EmptyKey`], [`ErrorKind::UnknownKey`] naming the token.
+/// Errors: [`ErrorKind::EmptyKey`], [`ErrorKind::UnknownBrokerKey`] naming the token.
 pub fn parse_broker_key(token: &str) -> Result<Chord, Error> {
     if token.is_empty() {
         return Err(Error::new(ErrorKind::EmptyKey));
     }
-    let unknown = || Error::new(ErrorKind::UnknownKey { name: token.to_string() });
+    let unknown = || Error::new(ErrorKind::UnknownBrokerKey { name: token.to_string() });
     let mut mods = Mods::NONE;
     let mut rest = token;
     loop {

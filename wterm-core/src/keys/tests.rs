@@ -254,6 +254,16 @@ fn broker_grammar_table() {
 }
 
 #[test]
+fn broker_key_errors_explain_the_prefixes() {
+    // An agent that writes "Ctrl+C" (the WebMCP chord form) learns the broker's C-c form.
+    let e = parse_broker_key("Ctrl+C").unwrap_err().to_string();
+    assert!(e.starts_with("unknown key \"Ctrl+C\""), "{e}");
+    for part in ["C- (Ctrl", "M- (Alt", "S- (Shift", "C-c", "Enter"] {
+        assert!(e.contains(part), "{part:?} missing from {e}");
+    }
+}
+
+#[test]
 fn dom_keys() {
     assert_eq!(dom_key("a"), Some(Key::Char('a')));
     assert_eq!(dom_key(" "), Some(Key::Char(' ')));

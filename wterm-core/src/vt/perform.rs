@@ -4,8 +4,11 @@
 
 use vte::{Params, Perform};
 
+use crate::grid::{
+    ATTR_BLINK, ATTR_BOLD, ATTR_DIM, ATTR_HIDDEN, ATTR_INVERSE, ATTR_ITALIC, ATTR_STRIKETHROUGH, ATTR_UNDERLINE,
+};
 use crate::screen::{Charset, Screen, MOUSE_MODES};
-use crate::terminal::{Color, Style};
+use crate::terminal::Color;
 use crate::vt::osc;
 
 /// Reply to primary device attributes (`CSI c`): VT220 (62) with ANSI color (22).
@@ -340,54 +343,50 @@ impl Screen {
 
     /// SGR: ECMA-48 8.3.117 plus xterm's 256-color and truecolor forms, with `;` or `:`.
     fn sgr(&mut self, params: &Params) {
+        let pen = &mut self.pen;
         if params.is_empty() {
-            self.pen = Style { link: self.pen.link, ..Style::default() };
-            return;
+            pen.reset_sgr();
         }
         let mut it = params.iter();
         while let Some(p) = it.next() {
-            let pen = &mut self.pen;
             match p[0] {
-                0 => *pen = Style { link: pen.link, ..Style::default() },
-                1 => pen.bold = true,
-                2 => pen.dim = true,
-                3 => pen.italic = true,
-                4 => pen.underline = p.get(1).is_none_or(|&s| s != 0),
-                5 | 6 => pen.blink = true,
-                7 => pen.inverse = true,
-                8 => pen.hidden = true,
-                9 => pen.strikethrough = true,
-                21 => pen.underline = true,
-                22 => {
-                    pen.bold = false;
-                    pen.dim = false;
-                }
-                23 => pen.italic = false,
-                24 => pen.underline = false,
-                25 => pen.blink = false,
-                27 => pen.inverse = false,
-                28 => pen.hidden = false,
-                29 => pen.strikethrough = false,
-                n @ 30..=37 => pen.fg = Color::Indexed((n - 30) as u8),
+                0 => pen.reset_sgr(),
+                1 => pen.set_attrs(ATTR_BOLD, true),
+                2 => pen.set_attrs(ATTR_DIM, true),
+                3 => pen.set_attrs(ATTR_ITALIC, true),
+                4 => pen.set_attrs(ATTR_UNDERLINE, p.get(1).is_none_or(|&s| s != 0)),
+                5 | 6 => pen.set_attrs(ATTR_BLINK, true),
+                7 => pen.set_attrs(ATTR_INVERSE, true),
+                8 => pen.set_attrs(ATTR_HIDDEN, true),
+                9 => pen.set_attrs(ATTR_STRIKETHROUGH, true),
+                21 => pen.set_attrs(ATTR_UNDERLINE, true),
+                22 => pen.set_attrs(ATTR_BOLD | ATTR_DIM, false),
+                23 => pen.set_attrs(ATTR_ITALIC, false),
+                24 => pen.set_attrs(ATTR_UNDERLINE, false),
+                25 => pen.set_attrs(ATTR_BLINK, false),
+                27 => pen.set_attrs(ATTR_INVERSE, false),
+                28 => pen.set_attrs(ATTR_HIDDEN, false),
+                29 => pen.set_attrs(ATTR_STRIKETHROUGH, false),
+                n @ 30..=37 => pen.set_fg(Color::Indexed((n - 30) as u8)),
                 38 => {
                     if let Some(c) = extended_color(p, &mut it) {
-                        self.pen.fg = c;
+                        pen.set_fg(c);
                     }
                 }
-                39 => pen.fg = Color::Default,
-                n @ 40..=47 => pen.bg = Color::Indexed((n - 40) as u8),
+                39 => pen.set_fg(Color::Default),
+                n @ 40..=47 => pen.set_bg(Color::Indexed((n - 40) as u8)),
                 48 => {
                     if let Some(c) = extended_color(p, &mut it) {
-                        self.pen.bg = c;
+                        pen.set_bg(c);
                     }
                 }
-                49 => pen.bg = Color::Default,
+                49 => pen.set_bg(Color::Default),
                 // Underline color: consumed so its arguments are not read as attributes.
                 58 => {
                     let _ = extended_color(p, &mut it);
                 }
-                n @ 90..=97 => pen.fg = Color::Indexed((n - 90 + 8) as u8),
-                n @ 100..=107 => pen.bg = Color::Indexed((n - 100 + 8) as u8),
+                n @ 90..=97 => pen.set_fg(Color::Indexed((n - 90 + 8) as u8)),
+                n @ 100..=107 => pen.set_bg(Color::Indexed((n - 100 + 8) as u8)),
                 _ => {}
             }
         }
