@@ -1,7 +1,7 @@
 //! Conversions at the JS boundary: the constructor's options, argument checks that become
 //! `JsError`s naming the argument and the accepted values, and calls into page callbacks.
 
-use js_sys::{Function, Reflect, Uint8Array};
+use js_sys::{Function, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wterm_core::limits::{MAX_COLS, MAX_ROWS, MAX_SCROLLBACK_ROWS, MIN_COLS, MIN_ROWS};
@@ -358,14 +358,18 @@ pub(crate) fn data_arg(v: &JsValue) -> Result<Vec<u8>, JsError> {
     )))
 }
 
+/// Sets `obj[key] = value` (a plain data property; setting one on an ordinary object cannot
+/// fail). Properties keep the order they were set in, and so does `JSON.stringify`.
+pub(crate) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
+}
+
 /// The `{cols, rows}` object passed to `onResize`.
 pub(crate) fn size_object(cols: u16, rows: u16) -> JsValue {
-    #[derive(serde::Serialize)]
-    struct SizeEvent {
-        cols: u16,
-        rows: u16,
-    }
-    serde_wasm_bindgen::to_value(&SizeEvent { cols, rows }).unwrap_or(JsValue::UNDEFINED)
+    let size = Object::new();
+    set(&size, "cols", cols);
+    set(&size, "rows", rows);
+    size.into()
 }
 
 /// Page callbacks to call once the terminal is no longer borrowed, so that a callback may call

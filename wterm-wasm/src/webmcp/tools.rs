@@ -2,8 +2,7 @@
 //! with every limit, annotations) and what each does when called. Every call answers with a JSON
 //! string, `{"error": "..."}` for a failure; none throws.
 
-use js_sys::Promise;
-use serde::Serialize;
+use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wterm_core::keys::{encode, encode_typed, Chord, Key};
 use wterm_core::TextRow;
@@ -13,6 +12,7 @@ use super::calls::{self, client_signal, on_abort, Settle, Submit, Waiter};
 use super::registry::Target;
 use super::wait::{verdict, Verdict, WaitClock, WaitSpec};
 use crate::dom::{now_ms, Timeout};
+use crate::js::set;
 use crate::limits::{
     DEFAULT_TIMEOUT_MS, MAX_IDLE_MS, MAX_KEYS, MAX_READ_LINES, MAX_TIMEOUT_MS, MAX_TYPE_BYTES,
     SUBMIT_DELAY_MS,
@@ -136,142 +136,98 @@ impl Tool {
     }
 
     /// The tool object for `registerTool`, with `execute` set to `execute`.
-    pub(crate) fn definition(self, execute: &JsValue) -> js_sys::Object {
-        let tool = js_sys::Object::new();
-        let set = |k: &str, v: &JsValue| {
-            let _ = js_sys::Reflect::set(&tool, &JsValue::from_str(k), v);
-        };
-        set("name", &self.name().into());
-        set("title", &self.title().into());
-        set("description", &self.description().into());
+    pub(crate) fn definition(self, execute: &JsValue) -> Object {
+        let tool = Object::new();
+        set(&tool, "name", self.name());
+        set(&tool, "title", self.title());
+        set(&tool, "description", self.description());
         set(
+            &tool,
             "inputSchema",
-            &js_sys::JSON::parse(&self.input_schema()).unwrap_or(JsValue::UNDEFINED),
+            js_sys::JSON::parse(&self.input_schema()).unwrap_or(JsValue::UNDEFINED),
         );
-        let annotations = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(
-            &annotations,
-            &"readOnlyHint".into(),
-            &(!self.writes()).into(),
-        );
+        let annotations = Object::new();
+        set(&annotations, "readOnlyHint", !self.writes());
         if !self.writes() {
             // Screen text comes from programs and may be written to mislead an agent.
-            let _ =
-                js_sys::Reflect::set(&annotations, &"untrustedContentHint".into(), &true.into());
+            set(&annotations, "untrustedContentHint", true);
         }
-        set("annotations", &annotations);
-        set("execute", execute);
+        set(&tool, "annotations", annotations);
+        set(&tool, "execute", execute.clone());
         tool
     }
 }
 
-/// Serializes `value` as a JSON string (a JS string).
-fn json<T: Serialize>(value: &T) -> JsValue {
-    let ser = serde_wasm_bindgen::Serializer::json_compatible();
-    value
-        .serialize(&ser)
-        .ok()
-        .and_then(|v| js_sys::JSON::stringify(&v).ok())
+/// `value` as a JSON string (a JS string), by the browser's `JSON.stringify`: keys in the order
+/// they were set, numbers as numbers.
+fn json(value: &Object) -> JsValue {
+    js_sys::JSON::stringify(value)
         .map(JsValue::from)
-        .unwrap_or_else(|| JsValue::from_str(r#"{"error":"the result could not be encoded"}"#))
+        .unwrap_or_else(|_| JsValue::from_str(r#"{"error":"the result could not be encoded"}"#))
 }
 
 /// `{"error": message}`.
 pub(crate) fn error_result(message: &str) -> JsValue {
-    #[derive(Serialize)]
-    struct E<'a> {
-        error: &'a str,
-    }
-    json(&E { error: message })
+    let result = Object::new();
+    set(&result, "error", message);
+    json(&result)
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CursorState {
-    row: u16,
-    col: u16,
-    visible: bool,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ShellState {
-    state: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    exit_code: Option<i32>,
-}
-
-/// The state object (spec "The state object").
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct State {
-    name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
-    read_only: bool,
-    focused: bool,
-    cols: u16,
-    rows: u16,
-    cursor: CursorState,
-    alternate_screen: bool,
-    scrollback_rows: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cwd: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shell_integration: Option<ShellState>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ReadResult {
-    #[serde(flatten)]
-    state: State,
-    text: String,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    timed_out: bool,
-}
-
-fn state(inner: &Inner, name: String, description: Option<String>, read_only: bool) -> State {
+/// The state object (spec "The state object"), keys in this order:
+/// `{name, description?, readOnly, focused, cols, rows, cursor: {row, col, visible},
+/// alternateScreen, scrollbackRows, title?, cwd?, shellIntegration?: {state, exitCode?}}`,
+/// where `?` marks a key left out when there is no value (an empty title or cwd is none).
+fn state(inner: &Inner, name: &str, description: Option<&str>, read_only: bool) -> Object {
     let t = &inner.term;
     let size = t.size();
     let cursor = t.cursor();
-    let non_empty = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(str::to_owned);
-    State {
-        name,
-        description,
-        read_only,
-        focused: inner.focused,
-        cols: size.cols,
-        rows: size.rows,
-        cursor: CursorState {
-            row: cursor.row,
-            col: cursor.col,
-            visible: cursor.visible,
-        },
-        alternate_screen: t.modes().alternate_screen,
-        scrollback_rows: u32::try_from(t.scrollback_rows()).unwrap_or(u32::MAX),
-        title: non_empty(t.title()),
-        cwd: non_empty(t.cwd()),
-        shell_integration: t.shell_integration().map(|s| ShellState {
-            state: s.state.as_str(),
-            exit_code: s.exit_code,
-        }),
+    let state = Object::new();
+    set(&state, "name", name);
+    if let Some(description) = description {
+        set(&state, "description", description);
     }
+    set(&state, "readOnly", read_only);
+    set(&state, "focused", inner.focused);
+    set(&state, "cols", size.cols);
+    set(&state, "rows", size.rows);
+    let c = Object::new();
+    set(&c, "row", cursor.row);
+    set(&c, "col", cursor.col);
+    set(&c, "visible", cursor.visible);
+    set(&state, "cursor", c);
+    set(&state, "alternateScreen", t.modes().alternate_screen);
+    let scrollback = u32::try_from(t.scrollback_rows()).unwrap_or(u32::MAX);
+    set(&state, "scrollbackRows", scrollback);
+    if let Some(title) = t.title().filter(|s| !s.is_empty()) {
+        set(&state, "title", title);
+    }
+    if let Some(cwd) = t.cwd().filter(|s| !s.is_empty()) {
+        set(&state, "cwd", cwd);
+    }
+    if let Some(shell) = t.shell_integration() {
+        let s = Object::new();
+        set(&s, "state", shell.state.as_str());
+        if let Some(code) = shell.exit_code {
+            set(&s, "exitCode", code);
+        }
+        set(&state, "shellIntegration", s);
+    }
+    state
 }
 
-/// `read_terminal`'s answer for `rows` just read from `inner`: the state, the text, and
-/// `timedOut` when a wait expired. The terminal must still be registered.
+/// `read_terminal`'s answer for `rows` just read from `inner`: the state object's keys, then
+/// `text`, then `timedOut: true` when a wait expired (left out otherwise). The terminal must
+/// still be registered.
 pub(crate) fn read_result(inner: &Inner, rows: &[TextRow], timed_out: bool) -> JsValue {
     let Some((name, description, read_only)) = super::entry_info(inner.mcp.id) else {
         return error_result("the terminal went away (destroyed or its WebMCP withdrawn)");
     };
-    json(&ReadResult {
-        state: state(inner, name, description, read_only),
-        text: wterm_core::join_rows(rows),
-        timed_out,
-    })
+    let result = state(inner, &name, description.as_deref(), read_only);
+    set(&result, "text", wterm_core::join_rows(rows));
+    if timed_out {
+        set(&result, "timedOut", true);
+    }
+    json(&result)
 }
 
 /// Runs one call of `tool`. Answers with a JSON string, or a Promise of one for calls that wait;
@@ -314,18 +270,17 @@ fn busy(t: &Target) -> String {
 
 fn list(input: &JsValue) -> Result<JsValue, String> {
     args::list(input)?;
-    #[derive(Serialize)]
-    struct List {
-        terminals: Vec<State>,
+    // `{"terminals": [state, ...]}`; a terminal busy right now is left out.
+    let terminals = Array::new();
+    for t in super::targets() {
+        if let Ok(inner) = t.term.try_borrow() {
+            let state = state(&inner, &t.name, t.description.as_deref(), t.read_only);
+            terminals.push(&state);
+        }
     }
-    let terminals = super::targets()
-        .into_iter()
-        .filter_map(|t| {
-            let inner = t.term.try_borrow().ok()?;
-            Some(state(&inner, t.name, t.description, t.read_only))
-        })
-        .collect();
-    Ok(json(&List { terminals }))
+    let result = Object::new();
+    set(&result, "terminals", terminals);
+    Ok(json(&result))
 }
 
 /// A new pending promise and the functions that settle it.
@@ -403,21 +358,15 @@ fn type_in(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
         .bracketed_paste;
     send_input(&t.term, &encode_typed(&a.text, bracketed));
 
-    #[derive(Serialize)]
-    struct Typed<'a> {
-        ok: bool,
-        terminal: &'a str,
-        typed: usize,
-        submitted: bool,
-    }
+    // `{"ok": true, "terminal": name, "typed": characters, "submitted": bool}`.
     let typed = a.text.chars().count();
-    let result = |submitted| {
-        json(&Typed {
-            ok: true,
-            terminal: &t.name,
-            typed,
-            submitted,
-        })
+    let result = |submitted: bool| {
+        let result = Object::new();
+        set(&result, "ok", true);
+        set(&result, "terminal", t.name.as_str());
+        set(&result, "typed", typed);
+        set(&result, "submitted", submitted);
+        json(&result)
     };
     if !a.submit {
         return Ok(result(false));
@@ -480,15 +429,10 @@ fn press(input: &JsValue) -> Result<JsValue, String> {
         let modes = t.term.try_borrow().map_err(|_| busy(&t))?.term.modes();
         send_input(&t.term, &encode(*chord, &modes));
     }
-    #[derive(Serialize)]
-    struct Pressed<'a> {
-        ok: bool,
-        terminal: &'a str,
-        pressed: usize,
-    }
-    Ok(json(&Pressed {
-        ok: true,
-        terminal: &t.name,
-        pressed: a.keys.len(),
-    }))
+    // `{"ok": true, "terminal": name, "pressed": keys}`.
+    let result = Object::new();
+    set(&result, "ok", true);
+    set(&result, "terminal", t.name.as_str());
+    set(&result, "pressed", a.keys.len());
+    Ok(json(&result))
 }
