@@ -34,6 +34,13 @@ const TERMINALS = ["wterm", "xterm-dom", "xterm-webgl", "ghostty", "wterm-dom"];
 const TARGET_RATIO = 1.5;
 /** A run that takes longer than this is abandoned (page reloaded) and reported as failed, in ms. */
 const RUN_TIMEOUT_MS = 10 * 60 * 1000;
+/**
+ * Bytes of each corpus every terminal writes once, unmeasured, before the measured runs (256 KiB).
+ * Without it the first run of each library pays for its JIT warming up and the first CJK run in
+ * the page for the browser's font fallback lookup, which later runs skip: whichever terminal went
+ * first was measured slower by up to 2x.
+ */
+const WARMUP_BYTES = 256 * 1024;
 /** How far, in cells, the last inked pixel of the marker's row may lie from the marker's end. */
 const MARKER_INK_TOLERANCE_CELLS = 1.5;
 /** Browser window, in CSS pixels: room for a 200x50 terminal at 14px. */
@@ -88,6 +95,7 @@ for (const name of corpora) {
   for (const size of SIZED_CORPORA.has(name) ? SIZES : [SIZES[0]]) {
     const c = generate(name, budget, size);
     files.set(corpusFile(name, size), c);
+    files.set(`warmup-${corpusFile(name, size)}`, { bytes: c.bytes.subarray(0, WARMUP_BYTES), marker: null });
   }
 }
 
@@ -182,6 +190,24 @@ async function verify(terminal, r, marker, size) {
 }
 
 // --- the runs -------------------------------------------------------------------------------
+
+// Warm-up: see WARMUP_BYTES. Errors here are ignored; the measured run reports them.
+for (const terminal of terminals) {
+  process.stderr.write(`bench: warm-up ${terminal} ... `);
+  for (const size of SIZES) {
+    for (const name of corpora) {
+      const file = `warmup-${corpusFile(name, size)}`;
+      try {
+        await withTimeout(page.evaluate((o) => window.bench.run(o), { terminal, file, rows: size.rows, cols: size.cols }), RUN_TIMEOUT_MS, file);
+        await page.evaluate(() => window.bench.finish());
+      } catch {
+        await page.close().catch(() => {});
+        await openPage();
+      }
+    }
+  }
+  process.stderr.write("done\n");
+}
 
 const results = [];
 for (const size of SIZES) {
