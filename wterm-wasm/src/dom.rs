@@ -52,6 +52,10 @@ const STYLE_CSS: &str = concat!(
     "white-space:pre;overflow-x:clip;overflow-y:visible;contain:layout style}",
     ".wterm-row>span,.wterm-a>span{flex:none;min-width:0;width:calc(var(--wterm-cell-w)*var(--n,1))}",
     ".wterm-w{text-align:center}",
+    // Runs of CJK characters (render.rs GROUPED_SCRIPTS): each glyph centred on its two cells.
+    ".wterm-g0{letter-spacing:var(--wterm-ls-0);text-indent:calc(var(--wterm-ls-0)/2);text-align:left}",
+    ".wterm-g1{letter-spacing:var(--wterm-ls-1);text-indent:calc(var(--wterm-ls-1)/2);text-align:left}",
+    ".wterm-g2{letter-spacing:var(--wterm-ls-2);text-indent:calc(var(--wterm-ls-2)/2);text-align:left}",
     ".wterm-b{font-weight:bold}.wterm-i{font-style:italic}.wterm-u{text-decoration-line:underline}",
     ".wterm-s{text-decoration-line:line-through}",
     ".wterm-u.wterm-s{text-decoration-line:underline line-through}",

@@ -14,6 +14,36 @@ const CUBE_LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
 /// First palette entry of the gray ramp (232..=255: 8, 18, ..., 238).
 const GRAY_START: u8 = 232;
 
+/// Scripts whose wide characters are drawn in runs: consecutive characters of one script and
+/// style share one box, and `letter-spacing` (the CSS variable `--wterm-ls-N`, two cells minus
+/// the script's advance, measured by [`crate::view::Dom::measure`]) puts each on its two cells.
+/// One box per character made the browser's layout the cost of CJK output. CJK fonts give
+/// every character of these blocks the same full-width advance, so one sample per script
+/// measures them all; should a character come from another font, only its own run's glyphs
+/// shift, as the run's box still has the width of its cells. Each entry: the script's sample
+/// character and the ranges it covers.
+pub(crate) const GROUPED_SCRIPTS: [(char, &[(char, char)]); 3] = [
+    // CJK Unified Ideographs.
+    ('中', &[('\u{4E00}', '\u{9FFF}')]),
+    // Hiragana and Katakana.
+    ('あ', &[('\u{3041}', '\u{30FF}')]),
+    // Hangul syllables.
+    ('한', &[('\u{AC00}', '\u{D7A3}')]),
+];
+
+/// The [`GROUPED_SCRIPTS`] entry a wide run belongs to: one character of a grouped script.
+fn grouped_script(run: &StyledRun) -> Option<usize> {
+    if !run.wide {
+        return None;
+    }
+    let mut chars = run.text.chars();
+    let c = chars.next()?;
+    if chars.next().is_some() {
+        return None;
+    }
+    GROUPED_SCRIPTS.iter().position(|(_, ranges)| ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&c)))
+}
+
 /// The rows, the cursor, and what was last drawn into them.
 pub(crate) struct Renderer {
     doc: Document,
@@ -29,6 +59,8 @@ pub(crate) struct Renderer {
     /// Scratch buffers, reused every frame.
     runs: Vec<StyledRun>,
     html: String,
+    /// Which [`GROUPED_SCRIPTS`] are drawn in runs: those whose advance was measured.
+    grouped: [bool; GROUPED_SCRIPTS.len()],
 }
 
 struct RowView {
@@ -73,6 +105,17 @@ impl Renderer {
             cursor: None,
             runs: Vec::new(),
             html: String::new(),
+            grouped: [false; GROUPED_SCRIPTS.len()],
+        }
+    }
+
+    /// Sets which [`GROUPED_SCRIPTS`] are drawn in runs; every row is redrawn when it changes.
+    pub(crate) fn set_grouped(&mut self, grouped: [bool; GROUPED_SCRIPTS.len()]) {
+        if grouped != self.grouped {
+            self.grouped = grouped;
+            for row in &mut self.rows {
+                row.runs = None;
+            }
         }
     }
 
@@ -87,10 +130,7 @@ impl Renderer {
                 continue;
             }
             self.html.clear();
-            for run in &self.runs {
-                let link = run.style.link.and_then(|id| term.link_uri(id));
-                push_run(&mut self.html, run, link);
-            }
+            push_row(&mut self.html, &self.runs, self.grouped, term);
             row.el.set_inner_html(&self.html);
             // Keep what was drawn; the old vector becomes the next row's scratch buffer.
             std::mem::swap(row.runs.get_or_insert_with(Vec::new), &mut self.runs);
@@ -234,9 +274,37 @@ fn push_classes(out: &mut String, style: &Style) {
     }
 }
 
+/// Appends a row's runs, consecutive wide characters of one grouped script and style as one
+/// run (see [`GROUPED_SCRIPTS`]).
+fn push_row(out: &mut String, runs: &[StyledRun], grouped: [bool; GROUPED_SCRIPTS.len()], term: &Terminal) {
+    let mut i = 0;
+    while i < runs.len() {
+        let run = &runs[i];
+        let link = run.style.link.and_then(|id| term.link_uri(id));
+        let script = grouped_script(run).filter(|&s| grouped[s]);
+        let Some(script) = script else {
+            push_run(out, run, link, None);
+            i += 1;
+            continue;
+        };
+        let mut group = run.clone();
+        i += 1;
+        while let Some(next) = runs.get(i) {
+            if next.style != run.style || grouped_script(next) != Some(script) {
+                break;
+            }
+            group.text.push_str(&next.text);
+            group.cols += next.cols;
+            i += 1;
+        }
+        push_run(out, &group, link, Some(script));
+    }
+}
+
 /// Appends one run as `<span style="--n:COLS;...">TEXT</span>`, inside an `a.wterm-a` when
-/// it belongs to an OSC 8 hyperlink (the core only keeps `http:`/`https:` URIs).
-fn push_run(out: &mut String, run: &StyledRun, link: Option<&str>) {
+/// it belongs to an OSC 8 hyperlink (the core only keeps `http:`/`https:` URIs). `group`: the
+/// run is wide characters of that [`GROUPED_SCRIPTS`] entry.
+fn push_run(out: &mut String, run: &StyledRun, link: Option<&str>, group: Option<usize>) {
     use std::fmt::Write as _;
     if let Some(uri) = link {
         out.push_str("<a class=\"wterm-a\" target=\"_blank\" rel=\"noopener noreferrer\" href=\"");
@@ -251,6 +319,9 @@ fn push_run(out: &mut String, run: &StyledRun, link: Option<&str>) {
     // layout time of CJK and emoji rows).
     if run.wide {
         class.push_str(" wterm-w");
+    }
+    if let Some(g) = group {
+        let _ = write!(class, " wterm-g{g}");
     }
     if !class.is_empty() {
         let _ = write!(out, " class=\"{}\"", &class[1..]);
@@ -345,9 +416,9 @@ mod tests {
     #[test]
     fn wide_runs_are_boxed() {
         let mut s = String::new();
-        push_run(&mut s, &run("a<", 2, false), None);
-        push_run(&mut s, &run("中", 2, true), None);
-        push_run(&mut s, &run("\u{2764}\u{FE0F}", 2, true), None);
+        push_run(&mut s, &run("a<", 2, false), None, None);
+        push_run(&mut s, &run("中", 2, true), None, None);
+        push_run(&mut s, &run("\u{2764}\u{FE0F}", 2, true), None, None);
         assert_eq!(
             s,
             "<span style=\"--n:2\">a&lt;</span>\
@@ -362,15 +433,42 @@ mod tests {
         let mut r = run("go", 2, false);
         r.style.strikethrough = true;
         r.style.underline = true;
-        push_run(&mut s, &r, Some("https://x.test/?a=\"1\"&b"));
+        push_run(&mut s, &r, Some("https://x.test/?a=\"1\"&b"), None);
         r.style = Style { hidden: true, ..Style::default() };
-        push_run(&mut s, &r, None);
+        push_run(&mut s, &r, None, None);
         assert_eq!(
             s,
             "<a class=\"wterm-a\" target=\"_blank\" rel=\"noopener noreferrer\" \
              href=\"https://x.test/?a=&quot;1&quot;&amp;b\">\
              <span class=\"wterm-u wterm-s\" style=\"--n:2\">go</span></a>\
              <span class=\"wterm-h\" style=\"--n:2\">go</span>"
+        );
+    }
+
+    #[test]
+    fn wide_characters_of_one_script_and_style_share_a_box() {
+        let t = Terminal::default();
+        let bold = Style { bold: true, ..Style::default() };
+        let runs = [
+            run("中", 2, true),
+            run("文", 2, true),
+            run("あ", 2, true),
+            run("い", 2, true),
+            StyledRun { style: bold, ..run("字", 2, true) },
+            run("\u{1F600}", 2, true),
+            run("한", 2, true),
+            run("x", 1, false),
+        ];
+        let mut s = String::new();
+        push_row(&mut s, &runs, [true, true, false], &t);
+        assert_eq!(
+            s,
+            "<span class=\"wterm-w wterm-g0\" style=\"--n:4\">中文</span>\
+             <span class=\"wterm-w wterm-g1\" style=\"--n:4\">あい</span>\
+             <span class=\"wterm-b wterm-w wterm-g0\" style=\"--n:2\">字</span>\
+             <span class=\"wterm-w\" style=\"--n:2\">\u{1F600}</span>\
+             <span class=\"wterm-w\" style=\"--n:2\">한</span>\
+             <span style=\"--n:1\">x</span>"
         );
     }
 }

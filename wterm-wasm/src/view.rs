@@ -21,7 +21,7 @@ use wterm_core::{Size, Terminal};
 
 use crate::dom::{element, inject_style, set_var, Listener};
 use crate::js::{px, scroll_top_f64};
-use crate::render::Renderer;
+use crate::render::{Renderer, GROUPED_SCRIPTS};
 
 /// Cell width used until a measurement succeeds (the host is hidden or detached), in CSS px.
 const FALLBACK_CELL_W_PX: f64 = 8.0;
@@ -30,6 +30,9 @@ const FALLBACK_CELL_H_PX: f64 = 17.0;
 /// Characters in the measuring span; the cell width is the span's width divided by this, so
 /// sub-pixel advances are measured to 1/64 px.
 const MEASURE_CHARS: usize = 64;
+/// Characters measured for the advance of each script drawn in runs (render.rs
+/// `GROUPED_SCRIPTS`).
+const MEASURE_WIDE_CHARS: usize = 16;
 
 /// A resize observer on the host and its callback, kept together so the callback lives exactly
 /// as long as the observation.
@@ -145,6 +148,19 @@ impl Dom {
         }
         set_var(&self.root, "--wterm-cell-w", &px(self.cell.w));
         set_var(&self.root, "--wterm-cell-h", &px(self.cell.h));
+        // The advance of each grouped script in the current fonts: letter-spacing makes it two
+        // cells. A script that did not measure is drawn one box per character.
+        let mut grouped = [false; GROUPED_SCRIPTS.len()];
+        for (i, (sample, _)) in GROUPED_SCRIPTS.iter().enumerate() {
+            self.measure.set_text_content(Some(&sample.to_string().repeat(MEASURE_WIDE_CHARS)));
+            let advance = self.measure.get_bounding_client_rect().width() / MEASURE_WIDE_CHARS as f64;
+            if advance > 0.0 {
+                set_var(&self.root, &format!("--wterm-ls-{i}"), &px(2.0 * self.cell.w - advance));
+                grouped[i] = true;
+            }
+        }
+        self.measure.set_text_content(Some(&"W".repeat(MEASURE_CHARS)));
+        self.renderer.set_grouped(grouped);
         let sb = f64::from(self.viewport.offset_width() - self.viewport.client_width());
         if sb >= 0.0 && self.viewport.offset_width() > 0 {
             self.scrollbar_px = sb;

@@ -260,7 +260,9 @@ async fn wide_characters_take_two_cells() {
     )
     .unwrap();
     JsFuture::from(t.init()).await.unwrap();
-    t.write("中a".into()).unwrap();
+    // A lone ideograph, a run of three (one box, letter-spacing puts each on two cells), then
+    // narrow text that must start on its own column.
+    t.write("中a\r\n中文字b".into()).unwrap();
     next_frame().await;
     let root: HtmlElement = el
         .query_selector(".wterm")
@@ -277,12 +279,39 @@ async fn wide_characters_take_two_cells() {
         .trim_end_matches("px")
         .parse()
         .unwrap();
-    let wide = el.query_selector(".wterm-w").unwrap().unwrap();
-    let w = wide.get_bounding_client_rect().width();
-    assert!(
-        (w - 2.0 * cell_w).abs() < 0.1,
-        "wide box {w}px, cell {cell_w}px"
-    );
+    let rows = el.query_selector_all(".wterm-row").unwrap();
+    for (r, cells) in [(0u32, 2.0), (1, 6.0)] {
+        let row: web_sys::Element = rows.get(r).unwrap().unchecked_into();
+        let row_left = row.get_bounding_client_rect().left();
+        let wide = row.query_selector(".wterm-w").unwrap().unwrap();
+        let w = wide.get_bounding_client_rect().width();
+        assert!(
+            (w - cells * cell_w).abs() < 0.1,
+            "row {r}: wide box {w}px, cell {cell_w}px"
+        );
+        let narrow = wide.next_element_sibling().unwrap();
+        let at = narrow.get_bounding_client_rect().left() - row_left;
+        assert!(
+            (at - cells * cell_w).abs() < 0.1,
+            "row {r}: narrow text at {at}px, cell {cell_w}px"
+        );
+        // Each glyph of the run starts two cells after the one before it.
+        let text = wide.first_child().unwrap();
+        let doc = web_sys::window().unwrap().document().unwrap();
+        let left = |i: u32| {
+            let range = doc.create_range().unwrap();
+            range.set_start(&text, i).unwrap();
+            range.set_end(&text, i + 1).unwrap();
+            range.get_bounding_client_rect().left()
+        };
+        for i in 1..(cells as u32 / 2) {
+            let step = left(i) - left(i - 1);
+            assert!(
+                (step - 2.0 * cell_w).abs() < 0.1,
+                "row {r}: glyph {i} is {step}px after the one before, cell {cell_w}px"
+            );
+        }
+    }
     t.destroy().unwrap();
 }
 
