@@ -120,6 +120,33 @@ test("with two pages on one session, a program's query gets one reply", async ({
   await second.close();
 });
 
+test("the page typed into gives the session its size; a smaller page does not keep it small", async ({ page, context }) => {
+  // Newcomer report: a smaller second tab shrank the session for every tab, for good.
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await expect.poll(() => page.url()).toMatch(/\?session=\d+$/);
+  const session = new URL(page.url()).searchParams.get("session");
+  const sttySize = async (p: typeof page, tag: string) => {
+    await p.keyboard.type(`echo ${tag}:$(stty size):\n`);
+    const re = new RegExp(`\\n${tag}:(\\d+ \\d+):`);
+    await expect.poll(() => screenText(p)).toMatch(re);
+    return (await screenText(p)).match(re)![1];
+  };
+  const big = await sttySize(page, "big");
+  const second = await context.newPage();
+  await second.setViewportSize({ width: 437, height: 300 });
+  await second.goto(relay.pageUrl(`?session=${session}`));
+  await waitForPrompt(second);
+  const small = await sttySize(second, "small");
+  expect(small).not.toBe(big);
+  // Typing in the first page gives the session its size back.
+  expect(await sttySize(page, "again")).toBe(big);
+  // The second page follows, and takes it back when typed into.
+  expect(await sttySize(second, "back")).toBe(small);
+  await second.close();
+  expect(await sttySize(page, "last")).toBe(big);
+});
+
 test("a page token with characters that mean something in a URL works from the printed URL", async ({ page }) => {
   // Newcomer report: the relay allowed `+`, `&` and `%` in WEB_TERMINAL_TOKEN but printed them
   // raw in the URL fragment, which the page read as form data: another token, or a dead page.

@@ -162,6 +162,9 @@ export function attachToRelay(term, options) {
   const onData = (data) => {
     const bytes = encoder.encode(data);
     if (live()) {
+      // The page typed into gives the session its size (tmux's "latest" window size): a smaller
+      // page that attached, or left, does not keep this one at its size.
+      restoreSize();
       sendInput(bytes);
       return;
     }
