@@ -131,6 +131,38 @@ test("copying keeps each row on one line, styled runs and wide cells included", 
   expect(copied).toBe("a bold b\nabc \u65e5\u672c def lnk tail");
 });
 
+test("copying a line that wraps gives one line; output after a selection clears it", async ({ page }) => {
+  // Newcomer report: a wrapped line copied with a newline in the middle, and output moved the
+  // selection onto other text.
+  const line = "0123456789".repeat(4) + "ab cd";
+  await write(page, `\x1b[2J\x1b[H${line}\r\nnext`);
+  await frames(page);
+  const copy = () => page.evaluate(() => {
+    let got = "";
+    const grab = (e: ClipboardEvent) => { got = e.clipboardData!.getData("text/plain"); };
+    document.addEventListener("copy", grab);
+    document.execCommand("copy");
+    document.removeEventListener("copy", grab);
+    return got;
+  });
+  await page.evaluate(() => {
+    const rows = document.querySelectorAll(".host .wterm-row");
+    const range = document.createRange();
+    range.setStart(rows[0], 0);
+    range.setEnd(rows[2], rows[2].childNodes.length);
+    window.getSelection()!.removeAllRanges();
+    window.getSelection()!.addRange(range);
+  });
+  expect(await copy()).toBe(`${line}\nnext`);
+  // Output that leaves the selected rows alone keeps the selection; scrolling them clears it.
+  await write(page, "\r\nmore");
+  await frames(page);
+  expect(await copy()).toBe(`${line}\nnext`);
+  await write(page, "\r\nscrolls");
+  await frames(page);
+  expect(await page.evaluate(() => window.getSelection()!.isCollapsed)).toBe(true);
+});
+
 test("a flood that is expensive to draw is paced, and its end is drawn at the next frame without output", async ({ page }) => {
   // 200x50 cells of CJK and emoji per frame take well over PACED_FRAME_MIN_MS (16 ms) to draw,
   // so frames are skipped while output keeps arriving (FRAME_COST_FACTOR).

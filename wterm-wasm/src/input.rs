@@ -125,8 +125,10 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
     })?);
 
     let copy_root = root.clone();
+    let w = weak.clone();
     listeners.push(Listener::new(&root, "copy", false, move |e: Event| {
-        on_copy(e.unchecked_ref(), &copy_root);
+        let wrapped = w.upgrade().and_then(|s| view_wrapped(&s)).unwrap_or_default();
+        on_copy(e.unchecked_ref(), &copy_root, &wrapped);
     })?);
 
     let w = weak.clone();
@@ -342,9 +344,11 @@ fn on_wheel(shared: &Shared, ev: &WheelEvent) {
 /// Copies the selection row by row: the selected part of each `.wterm-row` as its DOM text
 /// (`Range.toString`, so the styled runs of a row stay on one line; the selection's own
 /// `toString` puts every flex item on a line of its own), trailing blanks removed (rows are
-/// padded with spaces to the terminal's width), rows joined with `\n`.
-fn on_copy(ev: &ClipboardEvent, root: &web_sys::Element) {
-    let Some(text) = selected_rows_text(root) else { return };
+/// padded with spaces to the terminal's width), rows joined with `\n` except after a row the
+/// line continues from (soft wrap, `wrapped[i]` for the view's row `i`), so a long command or
+/// URL pastes as one line.
+fn on_copy(ev: &ClipboardEvent, root: &web_sys::Element, wrapped: &[bool]) {
+    let Some(text) = selected_rows_text(root, wrapped) else { return };
     if text.is_empty() {
         return;
     }
@@ -355,9 +359,20 @@ fn on_copy(ev: &ClipboardEvent, root: &web_sys::Element) {
     }
 }
 
-/// The selected text of the terminal under `root`, one line per row; `None` without a
+/// For each row of the view, whether its line continues on the next row.
+fn view_wrapped(shared: &Shared) -> Option<Vec<bool>> {
+    let mut inner = shared.try_borrow_mut().ok()?;
+    let rows = usize::from(inner.term.size().rows);
+    let offset = inner.view_offset.min(inner.term.scrollback_rows());
+    let mut flags: Vec<bool> = inner.term.history_rows(offset).iter().map(|r| r.wrapped).collect();
+    flags.extend(inner.term.screen_rows().iter().map(|r| r.wrapped));
+    flags.truncate(rows);
+    Some(flags)
+}
+
+/// The selected text of the terminal under `root` (see [`on_copy`]); `None` without a
 /// selection or when it does not touch a row.
-fn selected_rows_text(root: &web_sys::Element) -> Option<String> {
+fn selected_rows_text(root: &web_sys::Element, wrapped: &[bool]) -> Option<String> {
     let window = web_sys::window()?;
     let doc = window.document()?;
     let sel = window.get_selection().ok()??;
@@ -368,7 +383,9 @@ fn selected_rows_text(root: &web_sys::Element) -> Option<String> {
     let rows = root.query_selector_all(".wterm-row").ok()?;
     let start = range.start_container().ok()?;
     let end = range.end_container().ok()?;
-    let mut lines: Vec<String> = Vec::new();
+    let mut text = String::new();
+    let mut any = false;
+    let mut joined = false;
     for i in 0..rows.length() {
         let Some(row) = rows.item(i) else { continue };
         if !range.intersects_node(&row).unwrap_or(false) {
@@ -382,10 +399,16 @@ fn selected_rows_text(root: &web_sys::Element) -> Option<String> {
         if row.contains(Some(&end)) {
             part.set_end(&end, range.end_offset().ok()?).ok()?;
         }
-        let text: String = part.to_string().into();
-        lines.push(text.trim_end_matches(' ').to_string());
+        let row_text: String = part.to_string().into();
+        if any && !joined {
+            text.push('\n');
+        }
+        any = true;
+        joined = wrapped.get(i as usize).copied().unwrap_or(false);
+        // A wrapped row's trailing spaces are part of its line.
+        text.push_str(if joined { &row_text } else { row_text.trim_end_matches(' ') });
     }
-    (!lines.is_empty()).then(|| lines.join("\n"))
+    any.then_some(text)
 }
 
 #[cfg(test)]

@@ -124,10 +124,19 @@ impl Renderer {
     pub(crate) fn draw(&mut self, term: &mut Terminal, view_offset: usize) -> Result<(), JsValue> {
         let size = term.size();
         self.set_row_count(usize::from(size.rows))?;
+        // A selection on rows being rewritten would stay on the same places of the screen and
+        // so cover other text: it is cleared, as xterm.js does when the selected lines go.
+        let mut selection = self.selection();
         for (r, row) in self.rows.iter_mut().enumerate() {
             term.row_runs(view_offset, r as u16, &mut self.runs);
             if row.runs.as_deref() == Some(self.runs.as_slice()) {
                 continue;
+            }
+            if let Some((sel, range)) = &selection {
+                if range.intersects_node(&row.el).unwrap_or(false) {
+                    let _ = sel.remove_all_ranges();
+                    selection = None;
+                }
             }
             self.html.clear();
             push_row(&mut self.html, &self.runs, self.grouped, term);
@@ -137,6 +146,16 @@ impl Renderer {
         }
         self.draw_cursor(term, view_offset);
         Ok(())
+    }
+
+    /// The page's selection and its range, when it is not empty and touches the rows.
+    fn selection(&self) -> Option<(web_sys::Selection, web_sys::Range)> {
+        let sel = self.doc.get_selection().ok()??;
+        if sel.is_collapsed() || sel.range_count() == 0 {
+            return None;
+        }
+        let range = sel.get_range_at(0).ok()?;
+        range.intersects_node(&self.rows_el).ok()?.then_some((sel, range))
     }
 
     fn set_row_count(&mut self, n: usize) -> Result<(), JsValue> {
