@@ -358,6 +358,26 @@ pub(crate) fn data_arg(v: &JsValue) -> Result<Vec<u8>, JsError> {
     )))
 }
 
+/// `s` as a JSON string literal, as `JSON.stringify` writes it: for names and keys a JS caller
+/// gave, quoted in error messages (Rust's `{:?}` would show `"e\u{301}"` for `"é"`).
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Sets `obj[key] = value` (a plain data property; setting one on an ordinary object cannot
 /// fail). Properties keep the order they were set in, and so does `JSON.stringify`.
 pub(crate) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
@@ -415,4 +435,13 @@ extern "C" {
 /// `el.scrollTop` in CSS pixels, fractions kept.
 pub(crate) fn scroll_top_f64(el: &web_sys::Element) -> f64 {
     el.unchecked_ref::<ScrollBox>().scroll_top()
+}
+
+#[cfg(test)]
+mod quote_tests {
+    #[test]
+    fn quotes_as_json_does() {
+        assert_eq!(super::quote("e\u{301}"), "\"e\u{301}\"");
+        assert_eq!(super::quote("a\"b\\c\n\u{1}"), r#""a\"b\\c\n\u0001""#);
+    }
 }

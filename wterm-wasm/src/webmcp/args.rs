@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use wterm_core::keys::{parse_chord, Chord, KEY_NAMES_HELP};
 use wterm_core::ErrorKind;
 
-use crate::js::describe;
+use crate::js::{describe, quote};
 use crate::limits::{
     DEFAULT_TIMEOUT_MS, MAX_IDLE_MS, MAX_KEYS, MAX_READ_LINES, MAX_TIMEOUT_MS, MAX_TYPE_BYTES,
 };
@@ -64,7 +64,7 @@ impl Input {
                 } else {
                     accepted.join(", ")
                 };
-                errors.push(format!("unknown argument {key:?}; accepted: {accepted}"));
+                errors.push(format!("unknown argument {}; accepted: {accepted}", quote(&key)));
             }
         }
         Input { obj, errors }
@@ -232,7 +232,7 @@ pub(crate) fn press(input: &JsValue) -> Result<PressArgs, String> {
                         Some(s) => match parse_chord(&s) {
                             Ok(chord) => keys.push(chord),
                             Err(e) => {
-                                bad.push(format!("keys[{idx}] {s:?}: {}", chord_problem(e.kind())))
+                                bad.push(format!("keys[{idx}] {}: {}", quote(&s), chord_problem(e.kind())))
                             }
                         },
                     }
@@ -254,8 +254,8 @@ pub(crate) fn press(input: &JsValue) -> Result<PressArgs, String> {
 /// A short description of a bad chord; the accepted grammar is appended once for all of them.
 fn chord_problem(kind: &ErrorKind) -> String {
     match kind {
-        ErrorKind::UnknownKey { name } => format!("unknown key {name:?}"),
-        ErrorKind::UnknownModifier { name, .. } => format!("unknown modifier {name:?}"),
+        ErrorKind::UnknownKey { name } => format!("unknown key {}", quote(name)),
+        ErrorKind::UnknownModifier { name, .. } => format!("unknown modifier {}", quote(name)),
         ErrorKind::EmptyKey => "empty key name".to_string(),
         other => format!("{other:?}"),
     }

@@ -30,7 +30,7 @@ use web_sys::AbortController;
 
 pub(crate) use calls::{run_due_check, Calls};
 
-use crate::js::WebMcpConfig;
+use crate::js::{quote, WebMcpConfig};
 use crate::term::Inner;
 use registry::{Entries, Target};
 use tools::Tool;
@@ -136,8 +136,10 @@ pub(crate) fn apply(id: u64, term: Weak<RefCell<Inner>>, cfg: Option<&WebMcpConf
             Some(cfg) => {
                 if let Some((asked, given)) = p.entries.set(id, term, cfg) {
                     actions.push(Action::Warn(format!(
-                        "wterm: the WebMCP terminal name {asked:?} is already in use on this \
-                         page; this terminal is {given:?}"
+                        "wterm: the WebMCP terminal name {} is already in use on this \
+                         page; this terminal is {}",
+                        quote(&asked),
+                        quote(&given)
                     )));
                 }
                 let registered = p.slots.iter().any(|s| s.registration.is_some());
@@ -336,7 +338,7 @@ pub(crate) fn end_calls(inner: &mut Inner, why: &str) {
         return;
     }
     let who = entry_info(inner.mcp.id)
-        .map(|(name, _, _)| format!("terminal {name:?}"))
+        .map(|(name, _, _)| format!("terminal {}", quote(&name)))
         .unwrap_or_else(|| "the terminal".to_string());
     inner.mcp.end_all(&format!(
         "{who} {why} while the call was in progress; the call ended"

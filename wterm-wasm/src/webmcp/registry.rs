@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use crate::js::WebMcpConfig;
+use crate::js::{quote, WebMcpConfig};
 use crate::term::Inner;
 
 /// Name of a terminal whose options give none (spec).
@@ -53,7 +53,7 @@ pub(crate) fn unique_name(name: &str, taken: impl Fn(&str) -> bool) -> String {
 /// Quoted names for error messages: `"terminal", "terminal-2"`.
 pub(crate) fn quoted_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     names
-        .map(|n| format!("{n:?}"))
+        .map(quote)
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -72,7 +72,8 @@ pub(crate) fn choose(requested: Option<&str>, terms: &[(&str, bool)]) -> Result<
     if let Some(want) = requested {
         return terms.iter().position(|(n, _)| *n == want).ok_or_else(|| {
             format!(
-                "unknown terminal {want:?}; available: {} (see list_terminals)",
+                "unknown terminal {}; available: {} (see list_terminals)",
+                quote(want),
                 names()
             )
         });

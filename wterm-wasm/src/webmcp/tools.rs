@@ -12,7 +12,7 @@ use super::calls::{self, client_signal, on_abort, Settle, Submit, Waiter};
 use super::registry::Target;
 use super::wait::{verdict, Verdict, WaitClock, WaitSpec};
 use crate::dom::{now_ms, Timeout};
-use crate::js::set;
+use crate::js::{quote, set};
 use crate::limits::{
     DEFAULT_TIMEOUT_MS, MAX_IDLE_MS, MAX_KEYS, MAX_READ_LINES, MAX_TIMEOUT_MS, MAX_TYPE_BYTES,
     SUBMIT_DELAY_MS,
@@ -256,16 +256,16 @@ fn target(name: Option<&str>, writes: bool) -> Result<Target, String> {
     let t = targets[i].clone();
     if writes && t.read_only {
         return Err(format!(
-            "terminal {:?} is read-only: agents may read it (list_terminals, read_terminal) but \
+            "terminal {} is read-only: agents may read it (list_terminals, read_terminal) but \
              not type or press keys",
-            t.name
+            quote(&t.name)
         ));
     }
     Ok(t)
 }
 
 fn busy(t: &Target) -> String {
-    format!("terminal {:?} is busy; try again", t.name)
+    format!("terminal {} is busy; try again", quote(&t.name))
 }
 
 fn list(input: &JsValue) -> Result<JsValue, String> {
@@ -375,8 +375,8 @@ fn type_in(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     if inner.lifecycle == Lifecycle::Destroyed {
         // The page destroyed it from onData, while the text was being typed.
         return Err(format!(
-            "terminal {:?} was destroyed while the text was typed; Enter was not pressed",
-            t.name
+            "terminal {} was destroyed while the text was typed; Enter was not pressed",
+            quote(&t.name)
         ));
     }
     let (promise, settle) = pending_promise();
@@ -412,8 +412,9 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
     };
     if let Some((name, _, true)) = name {
         submit.settle.resolve(&error_result(&format!(
-            "terminal {name:?} became read-only before Enter: the text was typed, Enter was not \
-             pressed"
+            "terminal {} became read-only before Enter: the text was typed, Enter was not \
+             pressed",
+            quote(&name)
         )));
         return;
     }
