@@ -97,6 +97,15 @@ impl ReadArgs {
             Refusal::BadRequest(format!("lines: accepted: a number of rows, 0..{MAX_READ_LINES}"))
         })?;
         if let Some(n) = lines {
+            // Ignoring it would answer the screen alone to a caller that asked for history
+            // (newcomer report; the page's read_terminal reaches into history with `lines`).
+            if !args.scrollback {
+                return Err(Refusal::BadRequest(
+                    "lines: counts history rows, so it needs view \"scrollback\"; add \
+                     \"view\": \"scrollback\", or leave lines out to read the screen alone"
+                        .into(),
+                ));
+            }
             args.lines = n as usize;
         }
         let change = fields::opt_str(f, "wait_for_change")?;
@@ -511,7 +520,7 @@ mod tests {
         assert_eq!(a.timeout, Duration::from_millis(MAX_WAIT_MS));
         assert_eq!(a.lines, MAX_READ_LINES);
         // `lines` over its limit is refused, not lowered (newcomer report: 99999 read 10000).
-        match args(json!({"lines": 10001})) {
+        match args(json!({"lines": 10001, "view": "scrollback"})) {
             Err(Refusal::BadRequest(d)) => assert!(d.contains("0..10000"), "{d}"),
             other => panic!("{other:?}"),
         }
@@ -520,6 +529,13 @@ mod tests {
             args(json!({"timeout_ms": -3})).unwrap().timeout,
             Duration::ZERO
         );
+        // `lines` without view "scrollback" was ignored (newcomer report).
+        for without_scrollback in [json!({"lines": 5}), json!({"lines": 5, "view": "screen"})] {
+            match args(without_scrollback) {
+                Err(Refusal::BadRequest(d)) => assert!(d.contains("view \"scrollback\""), "{d}"),
+                other => panic!("{other:?}"),
+            }
+        }
         for bad in [
             json!({"view": "all"}),
             json!({"lines": -1}),

@@ -144,6 +144,8 @@ fn schema<T: JsonSchema>() -> Arc<Map<String, Value>> {
     if let Some(o) = v.as_object_mut() {
         o.remove("$schema");
         o.remove("title");
+        // The struct's doc comment (the tool's name); the tool has its own description.
+        o.remove("description");
         return Arc::new(o.clone());
     }
     Arc::new(Map::new())
@@ -403,6 +405,17 @@ mod tests {
     fn newlines_become_enter() {
         assert_eq!(enter_newlines("a\nb\r\nc\r"), "a\rb\rc\r");
         assert_eq!(enter_newlines("\u{3}\t\u{1b}"), "\u{3}\t\u{1b}");
+    }
+
+    #[test]
+    fn input_schemas_describe_fields_not_the_struct() {
+        // Newcomer report: every inputSchema's description was the tool's name in backticks.
+        for t in list(true) {
+            assert_eq!(t.input_schema.get("description"), None, "{}", t.name);
+        }
+        let read = tool(Op::Read);
+        let lines = &read.input_schema["properties"]["lines"]["description"];
+        assert!(lines.as_str().is_some_and(|d| d.contains("history rows")), "{lines}");
     }
 
     #[test]
