@@ -27,6 +27,26 @@ test.afterEach(() => {
 });
 
 const write = (page: Page, data: string) => page.evaluate((d) => (window as any).harness.term("t").write(d), data);
+/** Selects the terminal's rows `first..=last`, whole. */
+const selectRows = (page: Page, first: number, last: number) =>
+  page.evaluate(([a, b]) => {
+    const rows = document.querySelectorAll(".host .wterm-row");
+    const range = document.createRange();
+    range.setStart(rows[a], 0);
+    range.setEnd(rows[b], rows[b].childNodes.length);
+    window.getSelection()!.removeAllRanges();
+    window.getSelection()!.addRange(range);
+  }, [first, last]);
+/** What a copy of the current selection puts on the clipboard as text/plain. */
+const copySelection = (page: Page) =>
+  page.evaluate(() => {
+    let got = "";
+    const grab = (e: ClipboardEvent) => { got = e.clipboardData!.getData("text/plain"); };
+    document.addEventListener("copy", grab);
+    document.execCommand("copy");
+    document.removeEventListener("copy", grab);
+    return got;
+  });
 /** Waits for two animation frames, so anything scheduled has been drawn. */
 const frames = (page: Page) =>
   page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -113,21 +133,8 @@ test("copying keeps each row on one line, styled runs and wide cells included", 
   // Newcomer report: the selection's own text put every styled run on a line of its own.
   await write(page, "a \x1b[1mbold\x1b[0m b\r\nabc \u65e5\u672c def \x1b]8;;https://x.test\x1b\\lnk\x1b]8;;\x1b\\ tail\r\nnot selected");
   await frames(page);
-  const copied = await page.evaluate(() => {
-    const rows = document.querySelectorAll(".host .wterm-row");
-    const range = document.createRange();
-    range.setStart(rows[0], 0);
-    range.setEnd(rows[1], rows[1].childNodes.length);
-    const sel = window.getSelection()!;
-    sel.removeAllRanges();
-    sel.addRange(range);
-    let got = "";
-    const grab = (e: ClipboardEvent) => { got = e.clipboardData!.getData("text/plain"); };
-    document.addEventListener("copy", grab);
-    document.execCommand("copy");
-    document.removeEventListener("copy", grab);
-    return got;
-  });
+  await selectRows(page, 0, 1);
+  const copied = await copySelection(page);
   expect(copied).toBe("a bold b\nabc \u65e5\u672c def lnk tail");
 });
 
@@ -137,22 +144,8 @@ test("copying a line that wraps gives one line; output after a selection clears 
   const line = "0123456789".repeat(4) + "ab cd";
   await write(page, `\x1b[2J\x1b[H${line}\r\nnext`);
   await frames(page);
-  const copy = () => page.evaluate(() => {
-    let got = "";
-    const grab = (e: ClipboardEvent) => { got = e.clipboardData!.getData("text/plain"); };
-    document.addEventListener("copy", grab);
-    document.execCommand("copy");
-    document.removeEventListener("copy", grab);
-    return got;
-  });
-  await page.evaluate(() => {
-    const rows = document.querySelectorAll(".host .wterm-row");
-    const range = document.createRange();
-    range.setStart(rows[0], 0);
-    range.setEnd(rows[2], rows[2].childNodes.length);
-    window.getSelection()!.removeAllRanges();
-    window.getSelection()!.addRange(range);
-  });
+  const copy = () => copySelection(page);
+  await selectRows(page, 0, 2);
   expect(await copy()).toBe(`${line}\nnext`);
   // Output that leaves the selected rows alone keeps the selection; scrolling them clears it.
   await write(page, "\r\nmore");

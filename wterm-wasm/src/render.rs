@@ -3,6 +3,8 @@
 //! its runs differ from the ones drawn last time. No terminal semantics here: colors, widths
 //! and cursor state all come from `wterm-core`.
 
+use std::ops::RangeInclusive;
+
 use wasm_bindgen::JsValue;
 use web_sys::{Document, Element, HtmlElement};
 use wterm_core::{Color, CursorShape, Style, StyledRun, Terminal};
@@ -21,14 +23,14 @@ const GRAY_START: u8 = 232;
 /// every character of these blocks the same full-width advance, so one sample per script
 /// measures them all; should a character come from another font, only its own run's glyphs
 /// shift, as the run's box still has the width of its cells. Each entry: the script's sample
-/// character and the ranges it covers.
-pub(crate) const GROUPED_SCRIPTS: [(char, &[(char, char)]); 3] = [
+/// character and the range it covers.
+pub(crate) const GROUPED_SCRIPTS: [(char, RangeInclusive<char>); 3] = [
     // CJK Unified Ideographs.
-    ('中', &[('\u{4E00}', '\u{9FFF}')]),
+    ('中', '\u{4E00}'..='\u{9FFF}'),
     // Hiragana and Katakana.
-    ('あ', &[('\u{3041}', '\u{30FF}')]),
+    ('あ', '\u{3041}'..='\u{30FF}'),
     // Hangul syllables.
-    ('한', &[('\u{AC00}', '\u{D7A3}')]),
+    ('한', '\u{AC00}'..='\u{D7A3}'),
 ];
 
 /// The [`GROUPED_SCRIPTS`] entry a wide run belongs to: one character of a grouped script.
@@ -41,7 +43,7 @@ fn grouped_script(run: &StyledRun) -> Option<usize> {
     if chars.next().is_some() {
         return None;
     }
-    GROUPED_SCRIPTS.iter().position(|(_, ranges)| ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&c)))
+    GROUPED_SCRIPTS.iter().position(|(_, range)| range.contains(&c))
 }
 
 /// The rows, the cursor, and what was last drawn into them.
