@@ -612,33 +612,49 @@ impl Script {
 }
 
 /// Performs `script` on a fresh terminal, running every check; panics on the first failure.
+///
+/// A second terminal, the reference, gets the same operations with every byte fed whole
+/// through `Terminal::feed_unbatched` (vte's own dispatch); it must end with the same snapshot,
+/// and match in cursor, modes and replies after every operation: this checks `feed`'s ground-
+/// state shortcut and that splitting a write never changes its effect.
 pub fn run(script: &Script) {
-    let mut t = Terminal::new(fit(script.rows, script.cols), usize::from(script.scrollback));
+    let size = fit(script.rows, script.cols);
+    let mut t = Terminal::new(size, usize::from(script.scrollback));
+    let mut reference = Terminal::new(size, usize::from(script.scrollback));
     check_invariants(&mut t);
     for op in script.ops.iter().take(MAX_OPS) {
-        apply(&mut t, op);
+        apply(&mut t, &mut reference, op);
         check_invariants(&mut t);
+        assert_eq!(t.cursor(), reference.cursor(), "cursor differs from the unbatched reference");
+        assert_eq!(t.modes(), reference.modes(), "modes differ from the unbatched reference");
     }
+    assert_eq!(t.snapshot(), reference.snapshot(), "snapshot differs from the unbatched reference");
     check_snapshot_round_trip(&mut t);
 }
 
-fn feed_echo(t: &mut Terminal, bytes: &[u8], echo: bool) {
+fn feed_echo(t: &mut Terminal, reference: &mut Terminal, bytes: &[u8], echo: bool) {
     if echo {
-        t.feed(bytes);
+        let got = t.feed(bytes);
+        assert_eq!(got, reference.feed_unbatched(bytes), "effects differ from the unbatched reference");
     }
 }
 
-fn apply(t: &mut Terminal, op: &Op) {
+fn apply(t: &mut Terminal, reference: &mut Terminal, op: &Op) {
     match op {
         Op::Feed(pieces, split) => {
             let bytes = bytes_of(pieces);
             let at = usize::from(*split) % (bytes.len() + 1);
-            t.feed(&bytes[..at]);
-            t.feed(&bytes[at..]);
+            let mut got = t.feed(&bytes[..at]);
+            let second = t.feed(&bytes[at..]);
+            got.replies.extend_from_slice(&second.replies);
+            got.title_changed |= second.title_changed;
+            got.bell |= second.bell;
+            assert_eq!(got, reference.feed_unbatched(&bytes), "effects differ from the unbatched reference");
         }
         Op::Resize(rows, cols) => {
             let want = fit(*rows, *cols);
             t.resize(want);
+            reference.resize(want);
             assert_eq!(t.size(), want.clamped(), "resize({want:?}) must give the clamped size");
         }
         Op::Key(key, mods, echo) => {
@@ -647,7 +663,7 @@ fn apply(t: &mut Terminal, op: &Op) {
                 mods: Mods { ctrl: mods.ctrl, alt: mods.alt, shift: mods.shift, meta: mods.meta },
             };
             let bytes = encode_checked(t, chord);
-            feed_echo(t, &bytes, *echo);
+            feed_echo(t, reference, &bytes, *echo);
         }
         Op::KeyName(grammar, parts, echo) => {
             let mut name = String::new();
@@ -661,7 +677,7 @@ fn apply(t: &mut Terminal, op: &Op) {
             };
             if let Some(chord) = chord {
                 let bytes = encode_checked(t, chord);
-                feed_echo(t, &bytes, *echo);
+                feed_echo(t, reference, &bytes, *echo);
             }
         }
         Op::Paste { text, typed, echo } => {
@@ -684,12 +700,13 @@ fn apply(t: &mut Terminal, op: &Op) {
             } else {
                 assert_eq!(bytes, text.as_bytes(), "single-line typed text is sent as is");
             }
-            feed_echo(t, &bytes, *echo);
+            feed_echo(t, reference, &bytes, *echo);
         }
         Op::Read(read) => perform_read(t, read),
         Op::Reset => {
             let (size, cap) = (t.size(), t.scrollback_capacity());
             t.reset();
+            reference.reset();
             assert_eq!((t.size(), t.scrollback_capacity()), (size, cap), "reset keeps size and capacity");
             assert_eq!(t.screen_text(), "", "reset clears the screen");
             assert_eq!(t.scrollback_rows(), 0, "reset clears history");

@@ -149,6 +149,9 @@ pub(crate) struct Screen {
     pub replies: Vec<u8>,
     pub title_changed: bool,
     pub bell: bool,
+    /// A CSI or ESC sequence was dispatched, or an OSC ended by BEL, since `Terminal::feed`
+    /// last cleared it: vte is back in ground state (parser bookkeeping, not terminal state).
+    pub sequence_ended: bool,
 }
 
 /// Blanks a wide character whose halves lie on both sides of the boundary before `col`.
@@ -192,6 +195,7 @@ impl Screen {
             replies: Vec::new(),
             title_changed: false,
             bell: false,
+            sequence_ended: false,
         }
     }
 
@@ -225,16 +229,16 @@ impl Screen {
     /// autowrap (DECAWM), insert mode (IRM).
     #[inline]
     pub fn print(&mut self, c: char) {
-        // Most output is printable ASCII written over narrow cells: that case is kept small
-        // enough to inline into the parser's loop; everything else takes `print_general`.
+        // Printable ASCII over a narrow cell is the common case; everything else takes
+        // `print_general`.
         let ascii = (' '..='~').contains(&c) && self.charsets.get(self.gl) == Some(&Charset::Ascii);
-        if !(ascii && self.put_narrow_fast(c as u32)) {
+        if !(ascii && self.put_narrow_run(&[c as u8]) == 1) {
             self.print_general(c);
         }
     }
 
     #[inline(never)]
-    fn print_general(&mut self, c: char) {
+    pub fn print_general(&mut self, c: char) {
         // DEL (0x7f) reaches `print` from vte; it prints nothing (ECMA-48 treats it as filler).
         if c == '\x7f' {
             return;
@@ -264,6 +268,9 @@ impl Screen {
         else {
             return false;
         };
+        if char::from_u32(cell.content).is_some_and(|last| !unicode::may_continue(last, c)) {
+            return false;
+        }
         let mut text = String::new();
         self.clusters.push_text(cell.content, &mut text);
         if !unicode::continues_cluster(&text, c) {
@@ -305,39 +312,67 @@ impl Screen {
         true
     }
 
-    /// Writes `content` of `width` columns (1 or 2) at the cursor and advances it.
-    #[inline]
-    pub fn put(&mut self, content: u32, width: u8) {
-        if width != 1 || !self.put_narrow_fast(content) {
-            self.put_slow(content, width);
+    /// Prints a run of printable ASCII (0x20..=0x7E) exactly as `print` would one byte at a
+    /// time: cells up to the last column are written in one pass, the rest (the last column,
+    /// wraps, wide cells under the cursor, insert mode, DEC graphics) byte by byte.
+    pub fn print_ascii(&mut self, run: &[u8]) {
+        let mut i = 0;
+        while i < run.len() {
+            let ascii = self.charsets.get(self.gl) == Some(&Charset::Ascii);
+            match if ascii { self.put_narrow_run(&run[i..]) } else { 0 } {
+                0 => {
+                    self.print(char::from(run[i]));
+                    i += 1;
+                }
+                n => i += n,
+            }
         }
     }
 
-    /// Writes a narrow `content` at the cursor when nothing else on the row changes: the cell
-    /// is narrow, it is not the last column, no wrap is pending, insert mode is off. Returns
-    /// `false`, having changed nothing, otherwise.
-    #[inline(always)]
-    fn put_narrow_fast(&mut self, content: u32) -> bool {
-        if self.modes.insert {
-            return false;
+    /// Writes the longest prefix of `run` (cell contents, each one narrow column) that needs
+    /// nothing else on the row to change: not into the last column, no wrap pending, no wide
+    /// cell under it, insert mode off. Returns its length (0: nothing written).
+    #[inline(never)]
+    fn put_narrow_run<T: Copy + Into<u32>>(&mut self, run: &[T]) -> usize {
+        if self.modes.insert || run.is_empty() {
+            return 0;
         }
-        let cols = self.size.cols;
+        let (cols, pen) = (self.size.cols, self.pen);
         let buf = if self.alt_active { &mut self.alt } else { &mut self.main };
         let (row, col) = (buf.row, buf.col);
         if buf.pending_wrap || col + 1 >= cols {
-            return false;
+            return 0;
         }
-        let Some(r) = buf.rows.get_mut(usize::from(row)) else { return false };
-        let c = usize::from(col);
-        match r.cells.get_mut(c) {
-            Some(cell) if cell.flags == 0 => *cell = Cell { content, style: self.pen, flags: 0 },
-            _ => return false,
+        let Some(r) = buf.rows.get_mut(usize::from(row)) else { return 0 };
+        let start = usize::from(col);
+        let room = usize::from(cols - 1 - col).min(run.len());
+        let Some(cells) = r.cells.get_mut(start..start + room) else { return 0 };
+        let mut n = 0;
+        for (cell, &content) in cells.iter_mut().zip(run) {
+            // Stop before a wide character's half: overwriting it blanks its other half.
+            if cell.flags != 0 {
+                break;
+            }
+            *cell = Cell { content: content.into(), style: pen, flags: 0 };
+            n += 1;
         }
-        r.touch(c + 1);
-        buf.col = col + 1;
-        self.last_print = Some((row, col));
-        self.last_char = Some((content, 1));
-        true
+        if n == 0 {
+            return 0;
+        }
+        r.touch(start + n);
+        let last = col + n as u16 - 1;
+        buf.col = last + 1;
+        self.last_print = Some((row, last));
+        self.last_char = Some((run[n - 1].into(), 1));
+        n
+    }
+
+    /// Writes `content` of `width` columns (1 or 2) at the cursor and advances it.
+    #[inline]
+    pub fn put(&mut self, content: u32, width: u8) {
+        if width != 1 || self.put_narrow_run(&[content]) == 0 {
+            self.put_slow(content, width);
+        }
     }
 
     #[inline(never)]
@@ -887,6 +922,7 @@ impl Screen {
         fresh.history = core::mem::take(&mut self.history);
         fresh.replies = core::mem::take(&mut self.replies);
         fresh.bell = self.bell;
+        fresh.sequence_ended = self.sequence_ended;
         fresh.title_changed = self.title_changed || self.title.is_some();
         // Links in history stay resolvable.
         fresh.links = core::mem::take(&mut self.links);

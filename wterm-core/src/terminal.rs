@@ -10,6 +10,7 @@ use crate::limits::{
 };
 use crate::modes::{CursorShape, Modes};
 use crate::screen::{Charset, Screen, MOUSE_MODES};
+use crate::vt;
 
 /// A terminal size in cells. `rows` and `cols` are counts, at least 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -176,6 +177,14 @@ pub struct TextRow {
 pub struct Terminal {
     parser: vte::Parser<MAX_OSC_BYTES>,
     screen: Screen,
+    /// The parser is known to be in its ground state with no UTF-8 character pending, so
+    /// `feed` may print ASCII and execute C0 controls itself (see [`Terminal::feed`]).
+    ground: bool,
+    /// The start of a UTF-8 character that ended a `feed` call, held back until the next call
+    /// completes it: vte 0.15 drops the character after a sequence split across `advance`
+    /// calls (alacritty/vte#159), so it is only ever given whole characters.
+    utf8_tail: [u8; 4],
+    utf8_tail_len: usize,
 }
 
 impl core::fmt::Debug for Terminal {
@@ -198,6 +207,9 @@ impl Terminal {
         Terminal {
             parser: vte::Parser::<MAX_OSC_BYTES>::new_with_size(),
             screen: Screen::new(size, scrollback_rows.min(MAX_SCROLLBACK_ROWS)),
+            ground: true,
+            utf8_tail: [0; 4],
+            utf8_tail_len: 0,
         }
     }
 
@@ -211,7 +223,106 @@ impl Terminal {
     /// Parses program output. Any chunking works: a UTF-8 character or an escape sequence split
     /// across calls is completed by the next call. Returns the replies and events it caused.
     pub fn feed(&mut self, bytes: &[u8]) -> Effects {
-        self.parser.advance(&mut self.screen, bytes);
+        // vte hands printable characters over one `print` call at a time. While the parser is
+        // in ground state (it leaves it only on ESC), runs of printable ASCII are written here
+        // a row segment at a time and C0 controls executed directly, exactly as vte would
+        // dispatch them; vte takes over from each ESC or non-ASCII byte until a sequence is
+        // known to have ended in ground again (`Perform::terminated`).
+        let mut i = 0;
+        if self.utf8_tail_len > 0 {
+            let held = self.utf8_tail_len;
+            let need = vt::utf8_len(self.utf8_tail[0]) - held;
+            let taken = bytes.iter().take(need).take_while(|&&b| b & 0xc0 == 0x80).count();
+            self.utf8_tail[held..held + taken].copy_from_slice(&bytes[..taken]);
+            if taken < need && taken == bytes.len() {
+                self.utf8_tail_len += taken;
+                return self.effects();
+            }
+            self.utf8_tail_len = 0;
+            let chunk = self.utf8_tail;
+            let ground = self.ground;
+            self.parse(&chunk[..held + taken]);
+            // Cut short by a byte that cannot continue it, the character stays pending in vte
+            // and the next byte resolves it there.
+            self.ground = ground && taken == need;
+            i = taken;
+        }
+        let end = bytes.len() - vt::incomplete_utf8_suffix(&bytes[i..]);
+        self.utf8_tail_len = bytes.len() - end;
+        self.utf8_tail[..self.utf8_tail_len].copy_from_slice(&bytes[end..]);
+        let bytes = &bytes[..end];
+        while i < bytes.len() {
+            let rest = &bytes[i..];
+            if !self.ground {
+                i += self.parse(rest);
+                continue;
+            }
+            let run = vt::printable_ascii_len(rest);
+            if run > 0 {
+                self.screen.print_ascii(&rest[..run]);
+                i += run;
+                continue;
+            }
+            match rest[0] {
+                0x1b => self.ground = false,
+                b @ 0x00..=0x1f => {
+                    vte::Perform::execute(&mut self.screen, b);
+                    i += 1;
+                }
+                0x7f => {
+                    vte::Perform::print(&mut self.screen, '\x7f');
+                    i += 1;
+                }
+                _ => {
+                    // Non-ASCII text. After invalid bytes vte may hold part of a character,
+                    // which the next byte resolves inside vte.
+                    let n = rest.iter().position(|&b| b < 0x80).unwrap_or(rest.len());
+                    match core::str::from_utf8(&rest[..n]) {
+                        // As vte's ground state dispatches valid text (`print` of a non-ASCII
+                        // character is `print_general`).
+                        Ok(text) => text.chars().for_each(|c| match c {
+                            '\u{80}'..='\u{9f}' => vte::Perform::execute(&mut self.screen, c as u8),
+                            _ => self.screen.print_general(c),
+                        }),
+                        Err(_) => {
+                            self.parse(&rest[..n]);
+                        }
+                    }
+                    i += n;
+                }
+            }
+        }
+        self.effects()
+    }
+
+    /// vte parses `bytes` until a sequence ends in ground state (then `self.ground` is set) or
+    /// the bytes run out; returns how many it took. One call site for vte's state machine,
+    /// which is large and inlines wherever it is called.
+    #[inline(never)]
+    fn parse(&mut self, bytes: &[u8]) -> usize {
+        self.screen.sequence_ended = false;
+        let n = self.parser.advance_until_terminated(&mut self.screen, bytes);
+        self.ground = self.screen.sequence_ended;
+        n
+    }
+
+    /// [`Terminal::feed`] with every byte going through vte's own dispatch: the reference the
+    /// ground-state shortcut is checked against (fuzz target, tests). Same result, slower.
+    #[doc(hidden)]
+    pub fn feed_unbatched(&mut self, bytes: &[u8]) -> Effects {
+        let held = core::mem::take(&mut self.utf8_tail_len);
+        if held > 0 {
+            let whole = [&self.utf8_tail[..held], bytes].concat();
+            self.parser.advance(&mut self.screen, &whole);
+        } else {
+            self.parser.advance(&mut self.screen, bytes);
+        }
+        // Where it stopped is unknown now; `feed` lets vte find the next sequence end.
+        self.ground = false;
+        self.effects()
+    }
+
+    fn effects(&mut self) -> Effects {
         let s = &mut self.screen;
         Effects {
             replies: core::mem::take(&mut s.replies),

@@ -28,6 +28,13 @@ fn is_emoji_modifier(c: char) -> bool {
     ('\u{1f3fb}'..='\u{1f3ff}').contains(&c)
 }
 
+/// False when `c` cannot continue a cluster ending in `last`, whatever came before `last`:
+/// lets most characters skip [`continues_cluster`], which needs the cluster's whole text.
+#[inline]
+pub(crate) fn may_continue(last: char, c: char) -> bool {
+    last == ZWJ || width(c) == 0 || is_emoji_modifier(c) || is_regional_indicator(c)
+}
+
 /// Whether `c` continues the grapheme cluster `cluster` (the text of the cell printed last).
 pub(crate) fn continues_cluster(cluster: &str, c: char) -> bool {
     let mut rev = cluster.chars().rev();
@@ -84,6 +91,10 @@ mod tests {
         assert!(!continues_cluster("a", '\u{1f3fd}'));
         assert!(!continues_cluster("\u{1f3fd}", '\u{1f3fd}'));
         assert!(!continues_cluster("👍\u{1f3fd}", '\u{1f3fd}'));
+        for (last, c) in [('e', '\u{301}'), (ZWJ, '💻'), ('👍', '\u{1f3fd}'), ('🇫', '🇷')] {
+            assert!(may_continue(last, c) && continues_cluster(&last.to_string(), c), "{last:?} {c:?}");
+        }
+        assert!(!may_continue('中', '文') && !may_continue('👩', '💻') && !may_continue('a', 'é'));
         assert!(continues_cluster("🇫", '🇷'));
         assert!(!continues_cluster("🇫🇷", '🇩'));
         assert!(widens("❤", VS16) && widens("1", VS16) && !widens("a", VS16));

@@ -434,3 +434,75 @@ fn snapshot_keeps_the_wrap_of_a_bottom_row_with_no_continuation() {
         assert_eq!(r.cursor(), t.cursor(), "{rows} rows {prefix:?}");
     }
 }
+
+/// `feed` in two pieces split at every offset, and byte by byte, against `feed_unbatched`
+/// (vte's own dispatch) fed whole: same snapshot, cursor and replies.
+fn assert_same_as_unbatched(input: &[u8]) {
+    let mut reference = term(4, 6);
+    let want_replies = reference.feed_unbatched(input).replies;
+    let want = reference.snapshot();
+    let mut splits: Vec<Vec<&[u8]>> = (0..=input.len()).map(|at| vec![&input[..at], &input[at..]]).collect();
+    splits.push(input.chunks(1).collect());
+    for pieces in splits {
+        let mut t = term(4, 6);
+        let mut replies = Vec::new();
+        for p in &pieces {
+            replies.extend(t.feed(p).replies);
+        }
+        assert_eq!(t.snapshot(), want, "{input:?} fed as {pieces:?}");
+        assert_eq!(t.cursor(), reference.cursor(), "{input:?} fed as {pieces:?}");
+        assert_eq!(replies, want_replies, "{input:?} fed as {pieces:?}");
+    }
+}
+
+#[test]
+fn feed_matches_vte_dispatch_around_every_way_out_of_ground() {
+    // Each input leaves vte's ground state in a different way and continues with ASCII that
+    // `feed` prints itself once it knows vte is back in ground.
+    let cases: &[&[u8]] = &[
+        b"ab\x1b[31mcd\x1b[0mefghijkl",        // CSI dispatch, then a wrap at 6 columns
+        b"ab\x1b]0;t\x07cd",                     // OSC ended by BEL
+        b"ab\x1b]0;t\x1b\\cd",                  // OSC ended by ESC \ (ESC dispatch after)
+        b"ab\x1b[?1;2$zcd\x1b[1mX",             // CSI with ignored tail: ground without dispatch
+        b"ab\x1bP1$qm\x1b\\cd",                 // DCS
+        b"ab\x1bXsos\x1b\\cd\x1b7",             // SOS string, then an ESC sequence
+        b"ab\x1b[3\x18cd",                       // CAN cancels a CSI
+        b"ab\x1b[3\ncd\x1bM",                    // C0 executed inside a CSI
+        b"a\xc3\xa9b\xe4\xb8\xadcd",             // UTF-8 (splits fall inside characters)
+        b"a\xff\x80b\xc3cd\x1b[m",               // invalid UTF-8
+        b"a\xc2\x9bb\x9b1mcd",                   // C1 as UTF-8 and raw
+        b"e\xcc\x81x\x7fy\x0e qx\x0fz",          // combining mark, DEL, SO/SI with DEC graphics
+        b"\x1b(0lqk\x1b(Babc\x1b[4hXY\x1b[4l",   // DEC graphics, insert mode
+        b"\x1b[5n\x1b[6nab\x1b[c",               // replies
+        b"abcdef\x1b[1;3H\xe4\xb8\xadab\x1b[1;4Hxy", // ASCII over a wide character
+    ];
+    for input in cases {
+        assert_same_as_unbatched(input);
+    }
+}
+
+#[test]
+fn a_character_split_across_feeds_keeps_the_one_after_it() {
+    // vte 0.15 alone printed "é中": completing a split character it skipped the valid bytes
+    // after it within its 4-byte window (alacritty/vte#159); a PTY read can split anywhere.
+    let mut t = term(2, 10);
+    t.feed(b"\xc3");
+    t.feed(b"\xa9b\xe4\xb8\xad");
+    assert_eq!(t.screen_text(), "éb中");
+}
+
+#[test]
+fn printable_ascii_runs_end_at_the_first_other_byte() {
+    // Every byte value at every position of a 17-byte input (two words and a remainder).
+    for at in 0..17 {
+        for b in 0..=255u8 {
+            let mut input = [b'x'; 17];
+            input[at] = b;
+            let want = if (0x20..=0x7e).contains(&b) { 17 } else { at };
+            assert_eq!(crate::vt::printable_ascii_len(&input), want, "byte {b:#04x} at {at}");
+        }
+    }
+    // A byte after the first one out of range never hides it (borrows run upward).
+    assert_eq!(crate::vt::printable_ascii_len(b"ab\x00\x7f\xffcdefgh"), 2);
+    assert_eq!(crate::vt::printable_ascii_len(b"abcdefg\x1f"), 7);
+}

@@ -3,3 +3,50 @@
 
 pub(crate) mod osc;
 pub(crate) mod perform;
+
+/// Length in bytes of the UTF-8 sequence `lead` starts, or 0 for a byte that starts none
+/// (ASCII, a continuation byte, C0/C1/F5–FF, which UTF-8 never uses as a lead).
+pub(crate) fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => 0,
+    }
+}
+
+/// How many bytes (0–3) at the end of `bytes` begin a UTF-8 character without finishing it.
+pub(crate) fn incomplete_utf8_suffix(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    for back in 1..=len.min(3) {
+        let b = bytes[len - back];
+        if b & 0xc0 != 0x80 {
+            let incomplete = back < utf8_len(b)
+                && matches!(core::str::from_utf8(&bytes[len - back..]), Err(e) if e.error_len().is_none());
+            return if incomplete { back } else { 0 };
+        }
+    }
+    0
+}
+
+/// Length of the run of printable ASCII (0x20..=0x7E) at the start of `bytes`, eight bytes at
+/// a time: per byte, "below 0x20" and "above 0x7E" set its top bit; carries and borrows only
+/// reach bytes after the first such byte, so the lowest set bit marks it exactly.
+#[inline]
+pub(crate) fn printable_ascii_len(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const TOPS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut words = bytes.chunks_exact(8);
+    let mut len = 0;
+    for w in &mut words {
+        let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        let below = x.wrapping_sub(ONES * 0x20) & !x & TOPS;
+        let above = (x.wrapping_add(ONES) | x) & TOPS;
+        let out = below | above;
+        if out != 0 {
+            return len + (out.trailing_zeros() / 8) as usize;
+        }
+        len += 8;
+    }
+    len + words.remainder().iter().position(|b| !(0x20..=0x7e).contains(b)).unwrap_or(words.remainder().len())
+}

@@ -38,6 +38,10 @@ fn kitty_flags_value(p: u16) -> u8 {
 
 impl Perform for Screen {
     #[inline]
+    fn terminated(&self) -> bool {
+        self.sequence_ended
+    }
+
     fn print(&mut self, c: char) {
         // vte routes C0/C1 controls to `execute`, except a control completed from a UTF-8
         // sequence split across `advance` calls, which reaches `print`: route it the same way,
@@ -71,6 +75,9 @@ impl Perform for Screen {
     }
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        // vte is in ground after every dispatch of a CSI or ESC sequence and after an OSC ended
+        // by BEL (not by ESC, which starts ST); `Terminal::feed` relies on this.
+        self.sequence_ended = true;
         self.last_print = None;
         if ignore {
             return;
@@ -156,6 +163,7 @@ impl Perform for Screen {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.sequence_ended = true;
         self.last_print = None;
         if ignore {
             return;
@@ -182,7 +190,8 @@ impl Perform for Screen {
         }
     }
 
-    fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+    fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
+        self.sequence_ended |= bell_terminated;
         self.last_print = None;
         match params.first() {
             Some(&b"0") | Some(&b"2") => {
