@@ -308,15 +308,16 @@ impl Terminal {
 
     /// [`Terminal::feed`] with every byte going through vte's own dispatch: the reference the
     /// ground-state shortcut is checked against (fuzz target, tests). Same result, slower.
+    /// A character split across calls is held back here too, so that vte sees every call's
+    /// bytes as one stream (see `utf8_tail`).
     #[doc(hidden)]
     pub fn feed_unbatched(&mut self, bytes: &[u8]) -> Effects {
         let held = core::mem::take(&mut self.utf8_tail_len);
-        if held > 0 {
-            let whole = [&self.utf8_tail[..held], bytes].concat();
-            self.parser.advance(&mut self.screen, &whole);
-        } else {
-            self.parser.advance(&mut self.screen, bytes);
-        }
+        let whole = [&self.utf8_tail[..held], bytes].concat();
+        let end = whole.len() - vt::incomplete_utf8_suffix(&whole);
+        self.parser.advance(&mut self.screen, &whole[..end]);
+        self.utf8_tail_len = whole.len() - end;
+        self.utf8_tail[..self.utf8_tail_len].copy_from_slice(&whole[end..]);
         // Where it stopped is unknown now; `feed` lets vte find the next sequence end.
         self.ground = false;
         self.effects()
