@@ -61,11 +61,15 @@ pub(crate) const PACED_FRAME_MIN_MS: f64 = 16.0;
 
 /// After a paced frame that took `d` ms, the next frame is drawn no sooner than this many times
 /// `d` after it ended, as long as output keeps arriving; so during a flood of output that is
-/// expensive to draw (CJK and emoji text, large terminals) drawing takes at most about a third
-/// of the main thread and the rest goes to parsing. An animation frame with no output since
+/// expensive to draw (CJK and emoji text, large terminals) our drawing takes at most about a
+/// sixth of the main thread. The browser's style, paint and glyph rasterisation after each
+/// frame cost several times what the frame callback itself measures (new CJK glyphs above
+/// all), which is why the factor is 5 rather than 2: the browser bench's CJK floods went from
+/// a median 11.0 to 17.4 MB/s at 80x24 and 19.0 to 29.3 at 200x50 (three A/B pairs), with the
+/// screen still redrawn every 50-100 ms. An animation frame with no output since
 /// the previous one always draws, so the screen shows the end of a flood at the first frame
 /// after it.
-pub(crate) const FRAME_COST_FACTOR: f64 = 2.0;
+pub(crate) const FRAME_COST_FACTOR: f64 = 5.0;
 
 /// Longest a paced frame waits, in milliseconds: during a flood the screen is redrawn at least
 /// about four times a second, however expensive a frame is.
