@@ -35,7 +35,7 @@ use wterm_core::{Size, Terminal, View};
 use crate::broker::WindowState;
 use crate::limits::{
     EXIT_DRAIN, EXIT_DRAIN_MAX, FEED_HIGH_WATER_BYTES, FEED_LOW_WATER_BYTES, FLOW_HIGH_WATER_BYTES,
-    FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX, SCROLLBACK_ROWS,
+    FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX, PTY_READ_CHUNK_BYTES, SCROLLBACK_ROWS,
 };
 use fanout::{ClientQueue, Frame};
 use pty::Input;
@@ -662,7 +662,7 @@ impl Pump {
                 biased;
                 chunk = output.recv() => match chunk {
                     Some(chunk) => {
-                        if session.forward(chunk) > FEED_HIGH_WATER_BYTES {
+                        if session.forward(take_waiting(chunk, &mut output)) > FEED_HIGH_WATER_BYTES {
                             session.wait_fed().await;
                         }
                         session.throttle().await;
@@ -691,6 +691,22 @@ impl Pump {
     }
 }
 
+/// `first` with the chunks already waiting behind it appended, while it is under
+/// [`PTY_READ_CHUNK_BYTES`] (so at most twice that): during a flood Linux hands PTY output over
+/// 4 KiB per `read(2)`, and each chunk forwarded costs a message to every page and a wake of
+/// the feed job, so taking what has piled up as one chunk keeps that cost per burst.
+fn take_waiting(first: Bytes, output: &mut tokio::sync::mpsc::Receiver<Bytes>) -> Bytes {
+    let Ok(next) = output.try_recv() else { return first };
+    let mut joined = bytes::BytesMut::with_capacity(2 * PTY_READ_CHUNK_BYTES);
+    joined.extend_from_slice(&first);
+    joined.extend_from_slice(&next);
+    while joined.len() < PTY_READ_CHUNK_BYTES {
+        let Ok(next) = output.try_recv() else { break };
+        joined.extend_from_slice(&next);
+    }
+    joined.freeze()
+}
+
 fn until(deadline: Instant) -> Duration {
     deadline.saturating_duration_since(Instant::now())
 }
@@ -698,6 +714,24 @@ fn until(deadline: Instant) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn waiting_chunks_are_forwarded_as_one_up_to_the_read_size() {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(8);
+        let chunk = |b: u8, len: usize| Bytes::from(vec![b; len]);
+        // Nothing waiting: the chunk itself.
+        assert_eq!(take_waiting(chunk(b'a', 3), &mut rx), chunk(b'a', 3));
+        // Waiting chunks join it, in order, until the read size is reached.
+        let big = PTY_READ_CHUNK_BYTES / 2 + 1;
+        for (b, len) in [(b'b', 2), (b'c', big), (b'd', big), (b'e', 1)] {
+            tx.try_send(chunk(b, len)).unwrap();
+        }
+        let joined = take_waiting(chunk(b'a', 1), &mut rx);
+        let want: Vec<u8> = [chunk(b'a', 1), chunk(b'b', 2), chunk(b'c', big), chunk(b'd', big)].concat();
+        assert_eq!(joined, Bytes::from(want));
+        assert!(joined.len() <= 2 * PTY_READ_CHUNK_BYTES);
+        assert_eq!(rx.try_recv().unwrap(), chunk(b'e', 1), "the rest waits for the next forward");
+    }
 
     /// What a page shows, as far as the relay's protocol is concerned.
     fn view(t: &mut Terminal) -> (String, String, wterm_core::Modes, usize, Option<String>) {
