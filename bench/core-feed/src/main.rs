@@ -55,12 +55,16 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// This thread's CPU time in seconds (Linux `/proc/thread-self/schedstat`), or `None` where
-/// that file is missing. CPU time leaves out the time another process held the core, which on
-/// a shared 2-core machine is most of wall-clock noise.
+/// This thread's CPU time in seconds (`CLOCK_THREAD_CPUTIME_ID`, nanosecond resolution), or
+/// `None` where the clock is missing. CPU time leaves out the time another process held the
+/// core, which on a shared 2-core machine is most of wall-clock noise. (`/proc/thread-self/
+/// schedstat`, used before, only advances at scheduler ticks: 4 ms steps, which made the vte
+/// floor, a few milliseconds per corpus, read as 0 or a multiple of 4 ms.)
 fn thread_cpu_secs() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(s.split_whitespace().next()?.parse::<u64>().ok()? as f64 / 1e9)
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9)
 }
 
 /// Median seconds of `runs` calls of `f`: thread CPU time where available, else wall clock.
