@@ -13,7 +13,11 @@ test("typed command runs in bash, and a reload re-attaches to the same shell", a
   const failed: string[] = [];
   page.on("response", (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
   page.on("requestfailed", (r) => failed.push(`failed ${r.url()}`));
-  await page.goto(relay.pageUrl());
+  // The page and its wasm run under the relay's Content-Security-Policy without a violation.
+  const violations: string[] = [];
+  page.on("console", (m) => { if (/Content.Security.Policy/i.test(m.text())) violations.push(m.text()); });
+  const response = await page.goto(relay.pageUrl());
+  expect(response?.headers()["content-security-policy"]).toContain("script-src 'self' 'wasm-unsafe-eval'");
   await waitForPrompt(page);
   expect(failed).toEqual([]);
   // Headless Chromium never asks for /favicon.ico, a headed browser does unless the page names
@@ -34,6 +38,16 @@ test("typed command runs in bash, and a reload re-attaches to the same shell", a
   await waitForPrompt(page);
   await page.keyboard.type("echo again-$((1+1))\n");
   await expect.poll(() => screenText(page)).toContain("\nagain-2");
+  expect(violations).toEqual([]);
+});
+
+test("another site cannot put the page in a frame (CSP frame-ancestors)", async ({ page }) => {
+  await page.setContent(`<iframe src="${relay.pageUrl()}" width="600" height="400"></iframe>`);
+  await page.waitForTimeout(1500);
+  const frame = page.frames().find((f) => f !== page.mainFrame());
+  expect(frame).toBeDefined();
+  // Blocked: Chromium shows its error page there, never the terminal.
+  expect(await frame!.evaluate(() => document.querySelector("#terminal") !== null).catch(() => false)).toBe(false);
 });
 
 test("vim edits a file on disk", async ({ page }) => {

@@ -37,6 +37,15 @@ use crate::state::AppState;
 /// realms").
 pub const CREDENTIAL_QUERY_KEYS: [&str; 3] = ["token", "auth", "admin_token"];
 
+/// The Content-Security-Policy of the page and its package. The page drives a real shell, so
+/// only its own scripts run (`'wasm-unsafe-eval'` lets them compile the wasm), it talks only to
+/// its own origin (the websocket included: CSP 3 `'self'` covers `ws:` to the same host), and
+/// no other site may frame it, where a click could land in the terminal. Inline styles are
+/// allowed: the page has one `<style>` and the renderer writes `style` attributes.
+pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+    style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+    base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 /// The relay's HTTP service.
 pub fn router(state: AppState) -> Router {
     let statics = Router::new()
@@ -45,6 +54,18 @@ pub fn router(state: AppState) -> Router {
         .layer(SetResponseHeaderLayer::overriding(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-cache"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(PAGE_CSP),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
         ));
     let others = Router::new()
         .merge(page::routes(state.clone()))

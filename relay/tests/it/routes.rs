@@ -204,6 +204,12 @@ async fn serves_the_page_and_the_wasm_package() {
         .starts_with("text/html"));
     assert_eq!(index.header("cache-control"), Some("no-cache"));
     assert!(index.body.contains("<title>wterm</title>"));
+    let csp = index.header("content-security-policy").expect("the page has a CSP");
+    for directive in ["default-src 'none'", "script-src 'self' 'wasm-unsafe-eval'", "connect-src 'self'", "frame-ancestors 'none'"] {
+        assert!(csp.contains(directive), "{directive} in {csp}");
+    }
+    assert_eq!(index.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(index.header("referrer-policy"), Some("no-referrer"));
 
     let js = http(relay.port, "GET", "/app.js", &[], "").await;
     assert_eq!(js.status, 200);
