@@ -4,8 +4,10 @@
 //! - the reader thread reads up to [`PTY_READ_CHUNK_BYTES`] at a time into a bounded channel
 //!   ([`PTY_OUTPUT_QUEUE_CHUNKS`]); a full channel blocks it, which blocks the program: that is
 //!   the output backpressure. Linux hands out at most 4 KiB per `read(2)` of a PTY master (the
-//!   line discipline's buffer), so the thread keeps reading while more is already waiting and
-//!   sends one chunk: a flood crosses to the session in large chunks, a keystroke's echo at once;
+//!   line discipline's buffer); the session joins chunks that queue up behind each other. The
+//!   thread does not `poll(2)` for more before sending: on a PTY that poll waits for the
+//!   kernel's tty worker to finish moving input (`n_tty_poll` flushes synchronously), which
+//!   held a flood through the relay to about 60 MiB/s on 2 cores (relay-bench; 70–84 without);
 //! - the writer thread writes input messages in order as they arrive, so input never waits
 //!   behind output;
 //! - the waiter thread reaps the child and reports its exit code.
@@ -167,39 +169,16 @@ fn reader_of(master: &dyn MasterPty) -> io::Result<std::fs::File> {
     Ok(std::fs::File::from(owned))
 }
 
-/// Whether a `read(2)` of `file` would return data at once (`poll(2)` with no timeout).
-fn readable_now(file: &std::fs::File) -> bool {
-    use std::os::fd::AsRawFd as _;
-    let mut pfd = libc::pollfd {
-        fd: file.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: poll(2) on one pollfd we own, timeout 0 (never blocks).
-    let n = unsafe { libc::poll(&mut pfd, 1, 0) };
-    n == 1 && pfd.revents & libc::POLLIN != 0
-}
-
 fn read_loop(mut reader: std::fs::File, tx: mpsc::Sender<Bytes>) {
     let mut buf = vec![0u8; PTY_READ_CHUNK_BYTES];
     loop {
-        let mut len = match reader.read(&mut buf) {
+        let len = match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             // EIO: every slave descriptor is closed (Linux reports the hang-up this way).
             Err(_) => break,
         };
-        // Take what is already waiting, without blocking: one chunk per burst, not per 4 KiB.
-        // An error or EOF here is met again by the next blocking read.
-        while len < buf.len() && readable_now(&reader) {
-            match reader.read(&mut buf[len..]) {
-                Ok(0) => break,
-                Ok(n) => len += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
         if tx
             .blocking_send(Bytes::copy_from_slice(&buf[..len]))
             .is_err()
