@@ -65,8 +65,8 @@ pub(crate) const PACED_FRAME_MIN_MS: f64 = 16.0;
 /// sixth of the main thread. The browser's style, paint and glyph rasterisation after each
 /// frame cost several times what the frame callback itself measures (new CJK glyphs above
 /// all), which is why the factor is 5 rather than 2: the browser bench's CJK floods went from
-/// a median 11.0 to 17.4 MB/s at 80x24 and 19.0 to 29.3 at 200x50 (three A/B pairs), with the
-/// screen still redrawn every 50-100 ms. An animation frame with no output since
+/// a median 11.0 to 17.4 MB/s at 80x24 and 19.0 to 29.3 at 200x50 (three A/B pairs); a CJK
+/// frame costs about 10 ms, so the screen is still redrawn about every 60 ms. An animation frame with no output since
 /// the previous one always draws, so the screen shows the end of a flood at the first frame
 /// after it.
 pub(crate) const FRAME_COST_FACTOR: f64 = 5.0;

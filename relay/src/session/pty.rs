@@ -7,7 +7,7 @@
 //!   line discipline's buffer); the session joins chunks that queue up behind each other. The
 //!   thread does not `poll(2)` for more before sending: on a PTY that poll waits for the
 //!   kernel's tty worker to finish moving input (`n_tty_poll` flushes synchronously), which
-//!   held a flood through the relay to about 60 MiB/s on 2 cores (relay-bench; 70–84 without);
+//!   held a flood through the relay to a median 58 MiB/s on 2 cores (relay-bench, 66 without);
 //! - the writer thread writes input messages in order as they arrive, so input never waits
 //!   behind output;
 //! - the waiter thread reaps the child and reports its exit code.
