@@ -191,23 +191,50 @@ async function verify(terminal, r, marker, size) {
 
 // --- the runs -------------------------------------------------------------------------------
 
-// Warm-up: see WARMUP_BYTES. Errors here are ignored; the measured run reports them.
-for (const terminal of terminals) {
-  process.stderr.write(`bench: warm-up ${terminal} ... `);
-  for (const size of SIZES) {
-    for (const name of corpora) {
-      const file = `warmup-${corpusFile(name, size)}`;
-      try {
-        await withTimeout(page.evaluate((o) => window.bench.run(o), { terminal, file, rows: size.rows, cols: size.cols }), RUN_TIMEOUT_MS, file);
-        await page.evaluate(() => window.bench.finish());
-      } catch {
-        await page.close().catch(() => {});
-        await openPage();
-      }
-    }
-  }
-  process.stderr.write("done\n");
+// Warm-up: see WARMUP_BYTES. A warm-up that fails (a library that crashes on a corpus) is not
+// tried again, and its error is left to the measured run to report. Its page is replaced by a
+// fresh one, which has warmed up nothing, so the whole warm-up starts over in it: before this,
+// ghostty-web crashing on the CJK warm-up left every measured CJK run after it in a page where
+// only @wterm/dom had warmed up, and ours, first in each workload, paid the page's first CJK
+// font fallback lookups (cjk 80x24 measured 8.7 MB/s that way against 16-20 in a warm page).
+const warmupFailed = new Set();
+/** Page replacements after a failed run, warm-ups included (reported). */
+let pageReloads = 0;
+async function replacePage() {
+  pageReloads++;
+  await page.close().catch(() => {});
+  await openPage();
 }
+async function warmUp() {
+  for (;;) {
+    let failed = false;
+    for (const terminal of terminals) {
+      process.stderr.write(`bench: warm-up ${terminal} ... `);
+      for (const size of SIZES) {
+        for (const name of corpora) {
+          const file = `warmup-${corpusFile(name, size)}`;
+          const key = `${terminal} ${file} ${size.cols}x${size.rows}`;
+          if (warmupFailed.has(key)) continue;
+          try {
+            await withTimeout(page.evaluate((o) => window.bench.run(o), { terminal, file, rows: size.rows, cols: size.cols }), RUN_TIMEOUT_MS, file);
+            await page.evaluate(() => window.bench.finish());
+          } catch (e) {
+            process.stderr.write(`${file} failed (${String(e.message ?? e).split("\n")[0]}); new page, warm-up starts over\n`);
+            warmupFailed.add(key);
+            await replacePage();
+            failed = true;
+            break;
+          }
+        }
+        if (failed) break;
+      }
+      if (failed) break;
+      process.stderr.write("done\n");
+    }
+    if (!failed) return;
+  }
+}
+await warmUp();
 
 const results = [];
 for (const size of SIZES) {
@@ -232,6 +259,15 @@ for (const size of SIZES) {
           await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
           await cdp.send("Profiler.start");
         }
+        // BENCH_TRACE=DIR: a Chrome trace of each measured run (chrome://tracing, Perfetto).
+        const trace = process.env.BENCH_TRACE;
+        if (trace) {
+          mkdirSync(trace, { recursive: true });
+          await browser.startTracing(page, {
+            path: join(trace, `${name}-${size.cols}x${size.rows}-${terminal}.json`),
+            categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink", "cc", "gpu", "skia", "v8"],
+          });
+        }
         const m0 = await metrics();
         r = await withTimeout(
           page.evaluate((o) => window.bench.run(o), { terminal, file, rows: size.rows, cols: size.cols }),
@@ -239,6 +275,7 @@ for (const size of SIZES) {
           tag,
         );
         const m1 = await metrics();
+        if (trace) await browser.stopTracing();
         if (cdp && process.env.BENCH_PROFILE) {
           // BENCH_PROFILE=1: the functions with the most self time (sampling profiler).
           const { profile } = await cdp.send("Profiler.stop");
@@ -265,8 +302,8 @@ for (const size of SIZES) {
       } catch (e) {
         // The first line says what happened; the rest is the library's stack.
         r = { error: String(e.message ?? e).split("\n")[0], verified: { ok: false, how: "run failed" } };
-        await page.close().catch(() => {});
-        await openPage();
+        await replacePage();
+        await warmUp();
       }
       const rec = { terminal, corpus: name, cols: size.cols, rows: size.rows, marker, ...r };
       results.push(rec);
@@ -338,6 +375,7 @@ if (webglRuns.length) {
     : `xterm.js WebGL: WebGL renderer active in all ${webglRuns.length} runs${/swiftshader/i.test(env.webgl.renderer ?? "") ? " (software GL: SwiftShader, no GPU)" : ""}`);
 }
 say(`machine: ${cpus().length} CPUs, load average at start ${loadAtStart.map((x) => x.toFixed(1)).join(" ")}, at end ${loadavg().map((x) => x.toFixed(1)).join(" ")} (other work on the machine slows every terminal)`);
+say(`page replaced ${pageReloads} times after a failed run; each new page ran the warm-up again (${warmupFailed.size} warm-ups failed and were skipped after)`);
 say("cells: MB/s (1e6 bytes/s)  rAF interval p50/p99 ms  memory delta MiB (JS heap after GC + wasm memory); * = end marker not verified");
 say();
 say(pad("workload", W0) + terminals.map((t) => pad(labels[t], W)).join(""));

@@ -53,10 +53,11 @@ pub(crate) const HIDDEN_CHECK_MS: u32 = 20;
 pub const SYNC_OUTPUT_TIMEOUT_MS: f64 = 1000.0;
 
 /// Frames that took longer than this to draw are paced while output keeps arriving, in
-/// milliseconds (the renderer's own time for the frame, including the layout it forces when
-/// the scrollback grew): a whole frame at 60 Hz. A frame that redraws a few rows (typing, a
-/// prompt) or a screen of ASCII costs well under it and is never delayed; pacing a cheap frame
-/// would gain little and can show the end of a flood a frame later.
+/// milliseconds (the renderer's own time for the frame, including the layout of the rows it
+/// rewrote, which it does within the frame: view.rs `Dom::render`): a whole frame at 60 Hz.
+/// A frame that redraws a few rows (typing, a prompt) or a screen of ASCII costs well under
+/// it and is never delayed; pacing a cheap frame would gain little and can show the end of a
+/// flood a frame later.
 pub(crate) const PACED_FRAME_MIN_MS: f64 = 16.0;
 
 /// After a paced frame that took `d` ms, the next frame is drawn no sooner than this many times
@@ -65,10 +66,12 @@ pub(crate) const PACED_FRAME_MIN_MS: f64 = 16.0;
 /// sixth of the main thread. The browser's style, paint and glyph rasterisation after each
 /// frame cost several times what the frame callback itself measures (new CJK glyphs above
 /// all), which is why the factor is 5 rather than 2: the browser bench's CJK floods went from
-/// a median 11.0 to 17.4 MB/s at 80x24 and 19.0 to 29.3 at 200x50 (three A/B pairs); a CJK
-/// frame costs about 10 ms, so the screen is still redrawn about every 60 ms. An animation frame with no output since
-/// the previous one always draws, so the screen shows the end of a flood at the first frame
-/// after it.
+/// a median 11.0 to 17.4 MB/s at 80x24 and 19.0 to 29.3 at 200x50 (three A/B pairs). A frame
+/// of new CJK rows costs 15 to 35 ms with their layout, so the screen is still redrawn about
+/// every 100 ms. (Until the layout was counted, an 80x24 CJK frame measured 2 to 6 ms once the
+/// scrollback was full and was never paced: 13.4 MB/s median, 23.0 with it.) An animation
+/// frame with no output since the previous one always draws, so the screen shows the end of a
+/// flood at the first frame after it.
 pub(crate) const FRAME_COST_FACTOR: f64 = 5.0;
 
 /// Longest a paced frame waits, in milliseconds: during a flood the screen is redrawn at least

@@ -122,13 +122,14 @@ impl Renderer {
     }
 
     /// Draws the view `view_offset` rows up into history: rows whose runs changed, and the
-    /// cursor if it changed.
-    pub(crate) fn draw(&mut self, term: &mut Terminal, view_offset: usize) -> Result<(), JsValue> {
+    /// cursor if it changed. Returns how many rows were rewritten.
+    pub(crate) fn draw(&mut self, term: &mut Terminal, view_offset: usize) -> Result<usize, JsValue> {
         let size = term.size();
         self.set_row_count(usize::from(size.rows))?;
         // A selection on rows being rewritten would stay on the same places of the screen and
         // so cover other text: it is cleared, as xterm.js does when the selected lines go.
         let mut selection = self.selection();
+        let mut rewritten = 0;
         for (r, row) in self.rows.iter_mut().enumerate() {
             term.row_runs(view_offset, r as u16, &mut self.runs);
             if row.runs.as_deref() == Some(self.runs.as_slice()) {
@@ -143,11 +144,12 @@ impl Renderer {
             self.html.clear();
             push_row(&mut self.html, &self.runs, self.grouped, term);
             row.el.set_inner_html(&self.html);
+            rewritten += 1;
             // Keep what was drawn; the old vector becomes the next row's scratch buffer.
             std::mem::swap(row.runs.get_or_insert_with(Vec::new), &mut self.runs);
         }
         self.draw_cursor(term, view_offset);
-        Ok(())
+        Ok(rewritten)
     }
 
     /// The page's selection and its range, when it is not empty and touches the rows.
