@@ -3,8 +3,10 @@
 use std::time::Duration;
 
 /// Largest chunk the PTY reader thread sends to its session task, in bytes. Linux returns at
-/// most 4 KiB per `read(2)` of a PTY master; the reader goes on reading while more is already
-/// waiting, up to this size, so a flood crosses in few chunks and a keystroke's echo at once.
+/// most 4 KiB per `read(2)` of a PTY master, and the reader sends what each read returns at
+/// once (a keystroke's echo is not held back); the session joins chunks that have queued up
+/// behind each other up to this size (session/mod.rs `take_waiting`), so a flood crosses in
+/// fewer, larger messages.
 pub const PTY_READ_CHUNK_BYTES: usize = 32 * 1024;
 
 /// Chunks the PTY reader thread may have in flight towards its session task, in chunks of at

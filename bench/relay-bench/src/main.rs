@@ -1,10 +1,13 @@
 //! `relay-bench`: wterm-relay against a bare PTY, measured side by side in one run.
 //!
-//! Usage: `cargo run --release -p relay-bench -- [--relay PATH] [--mb N] [--samples N]`
+//! Usage: `cargo run --release -p relay-bench -- [--relay PATH] [--mb N] [--pairs N] [--samples N]`
 //! (build the relay first: `cargo build --release -p wterm-relay`).
 //!
 //! - Throughput: `cat` of an N MB file (default 200) through the relay to a websocket client,
-//!   versus reading the same `cat` from a bare PTY. Target ratio ≥ 0.9.
+//!   versus reading the same `cat` from a bare PTY, in pairs (relay, then bare), reporting
+//!   the median of each and the median of the pairs' ratios. Target ratio ≥ 0.9. On a shared
+//!   2-core machine the bare PTY alone reads anywhere from 54 to 111 MiB/s from one minute to
+//!   the next, so one pair's ratio says little; runs side by side share the machine's moment.
 //! - Echo latency: one byte typed into `cat` (the tty echoes it), time until it comes back, over
 //!   the relay and over a bare PTY; p50 and p99. Target: relay p99 within 0.5 ms of bare.
 //! - Ctrl+C during `yes`: time from sending 0x03 to the shell prompt arriving. Target < 200 ms.
@@ -45,6 +48,9 @@ struct Args {
     /// Size of the `cat` corpus, in MiB.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     mb: u32,
+    /// Throughput pairs (one relay run, then one bare PTY run, each of the whole corpus).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pairs: u32,
     /// Echo round trips measured.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     samples: u32,
@@ -54,12 +60,13 @@ struct Args {
 struct Opts {
     relay: String,
     mb: usize,
+    pairs: usize,
     samples: usize,
 }
 
 fn args() -> Opts {
     let a = <Args as clap::Parser>::parse();
-    Opts { relay: a.relay, mb: a.mb as usize, samples: a.samples as usize }
+    Opts { relay: a.relay, mb: a.mb as usize, pairs: a.pairs as usize, samples: a.samples as usize }
 }
 
 fn die(msg: &str) -> ! {
@@ -78,7 +85,10 @@ extern "C" {
     #[cfg(target_os = "linux")]
     fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
     fn getppid() -> i32;
+    fn sysconf(name: i32) -> i64;
 }
+#[cfg(target_os = "linux")]
+const SC_CLK_TCK: i32 = 2;
 const SIGKILL: i32 = 9;
 #[cfg(target_os = "linux")]
 const PR_SET_PDEATHSIG: i32 = 1;
@@ -313,6 +323,20 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time the process has used so far, user and system, all threads, in seconds (its
+/// children not included). Load-independent enough to compare builds on a busy machine where
+/// throughput alone varies by a third from run to run.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i - 3).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
+    // SAFETY: sysconf(3) reads a constant.
+    let hz = unsafe { sysconf(SC_CLK_TCK) } as f64;
+    (ticks(14) + ticks(15)) / hz
+}
+
 #[tokio::main]
 async fn main() {
     let a = args();
@@ -339,29 +363,42 @@ async fn main() {
     let mut ws = attach(&relay).await;
     read_until(&mut ws, ends_with_prompt).await;
 
-    eprintln!("relay-bench: throughput");
-    // Throughput.
-    let cmd = format!("cat {}; printf '%s%s\\n' __BENCH_ END__\r", corpus.display());
-    send(&mut ws, cmd.as_bytes()).await;
-    let t0 = Instant::now();
-    // The marker and the next prompt often arrive in one frame, so both are awaited in one
-    // read: a second read_until would wait for a prompt already consumed.
-    let mut marker_at = None;
-    let relay_bytes = read_until(&mut ws, |b| {
-        if marker_at.is_none() && contains(b, END_MARKER) {
-            marker_at = Some(t0.elapsed());
-        }
-        marker_at.is_some() && ends_with_prompt(b)
-    })
-    .await;
-    let relay_s = marker_at.expect("marker seen").as_secs_f64();
-    eprintln!("relay-bench: bare PTY throughput");
-    let (bare_s, bare_bytes) = tokio::task::spawn_blocking({
-        let c = corpus.clone();
-        move || bare_pty_cat(&c)
-    })
-    .await
-    .expect("bare cat");
+    // Throughput, in pairs: relay then bare PTY, each reading the whole corpus.
+    let mut relay_runs = Vec::with_capacity(a.pairs);
+    let mut bare_runs = Vec::with_capacity(a.pairs);
+    let mut ratios = Vec::with_capacity(a.pairs);
+    let mut relay_cpu = Vec::with_capacity(a.pairs);
+    let (mut relay_bytes, mut bare_bytes) = (0, 0);
+    for pair in 1..=a.pairs {
+        eprintln!("relay-bench: throughput {pair}/{}: relay", a.pairs);
+        let cmd = format!("cat {}; printf '%s%s\\n' __BENCH_ END__\r", corpus.display());
+        send(&mut ws, cmd.as_bytes()).await;
+        let t0 = Instant::now();
+        let cpu0 = cpu_seconds(relay.child.id());
+        // The marker and the next prompt often arrive in one frame, so both are awaited in one
+        // read: a second read_until would wait for a prompt already consumed.
+        let mut marker_at = None;
+        relay_bytes = read_until(&mut ws, |b| {
+            if marker_at.is_none() && contains(b, END_MARKER) {
+                marker_at = Some(t0.elapsed());
+            }
+            marker_at.is_some() && ends_with_prompt(b)
+        })
+        .await;
+        let relay_s = marker_at.expect("marker seen").as_secs_f64();
+        relay_cpu.push((cpu_seconds(relay.child.id()) - cpu0) * 1000.0 / mib);
+        eprintln!("relay-bench: throughput {pair}/{}: bare PTY", a.pairs);
+        let (bare_s, bytes) = tokio::task::spawn_blocking({
+            let c = corpus.clone();
+            move || bare_pty_cat(&c)
+        })
+        .await
+        .expect("bare cat");
+        bare_bytes = bytes;
+        relay_runs.push(mib / relay_s);
+        bare_runs.push(mib / bare_s);
+        ratios.push(bare_s / relay_s);
+    }
 
     eprintln!("relay-bench: echo latency");
     // Echo latency.
@@ -416,12 +453,21 @@ async fn main() {
     let re = sorted(relay_echo);
     let be = sorted(bare_echo);
     let cc = sorted(ctrl_c);
-    let relay_mbs = mib / relay_s;
-    let bare_mbs = mib / bare_s;
+    let (relay_mbs, bare_mbs, ratio) = (sorted(relay_runs), sorted(bare_runs), sorted(ratios));
+    let relay_cpu = sorted(relay_cpu);
+    let range = |v: &[f64]| format!("{:.1}-{:.1}", v[0], v[v.len() - 1]);
     println!("relay-bench: {mib:.0} MiB corpus, {} echo samples, {CTRL_C_ROUNDS} Ctrl+C rounds", a.samples);
     println!("{:<34} {:>12} {:>12} {:>10}", "measure", "relay", "bare PTY", "ratio");
-    println!("{:<34} {:>12.1} {:>12.1} {:>10.2}", "cat throughput (MiB/s)", relay_mbs, bare_mbs, relay_mbs / bare_mbs);
+    println!(
+        "{:<34} {:>12.1} {:>12.1} {:>10.2}",
+        format!("cat throughput, median of {} (MiB/s)", a.pairs),
+        percentile(&relay_mbs, 0.5),
+        percentile(&bare_mbs, 0.5),
+        percentile(&ratio, 0.5)
+    );
+    println!("{:<34} {:>12} {:>12} {:>10}", "  range over the runs", range(&relay_mbs), range(&bare_mbs), format!("{:.2}-{:.2}", ratio[0], ratio[ratio.len() - 1]));
     println!("{:<34} {:>12} {:>12}", "  bytes received", relay_bytes, bare_bytes);
+    println!("{:<34} {:>12.2} {:>12}", "  relay CPU per MiB, median (ms)", percentile(&relay_cpu, 0.5), "-");
     println!("{:<34} {:>12.3} {:>12.3} {:>10.2}", "echo latency p50 (ms)", percentile(&re, 0.5), percentile(&be, 0.5), percentile(&re, 0.5) / percentile(&be, 0.5));
     println!("{:<34} {:>12.3} {:>12.3} {:>+10.3}", "echo latency p99 (ms; diff)", percentile(&re, 0.99), percentile(&be, 0.99), percentile(&re, 0.99) - percentile(&be, 0.99));
     println!("{:<34} {:>12.1} {:>12}", "Ctrl+C to prompt, median (ms)", percentile(&cc, 0.5), "-");
