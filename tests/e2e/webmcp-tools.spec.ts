@@ -386,12 +386,13 @@ test("press_terminal_keys encodes for the program's current modes", async ({ pag
 
   // One bad entry: nothing is pressed, and every bad entry is named.
   const before = await sent(page, "a");
-  const bad = await call(page, "press_terminal_keys", { keys: ["Ctrl+C", "Foo", "Hyper+x", 5, "", "Enter", "e\u0301"] });
+  const bad = await call(page, "press_terminal_keys", { keys: ["Ctrl+C", "Foo", "Hyper+x", 5, "", "Enter", "e\u0301", "Ctrl+control+c"] });
   expect(bad.error).toContain('keys[1] "Foo": unknown key "Foo"');
   // Quoted as JSON quotes them, not with Rust escapes (newcomer report: "e\u{301}").
   expect(bad.error).toContain('keys[6] "e\u0301": unknown key "e\u0301"');
   expect(bad.error).toContain('keys[2] "Hyper+x": unknown modifier "Hyper"');
   expect(bad.error).toContain("keys[3] is 5, not a string");
+  expect(bad.error).toContain('keys[7] "Ctrl+control+c": modifier "control" given more than once');
   expect(bad.error).toContain('keys[4] "": empty key name');
   expect(bad.error).toMatch(/nothing was pressed/);
   expect(bad.error).toMatch(/accepted: .*Ctrl, Alt, Shift, Meta.*ArrowUp.*F1\.\.F12/);

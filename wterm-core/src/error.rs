@@ -30,6 +30,13 @@ pub enum ErrorKind {
         /// The whole chord it came from.
         chord: String,
     },
+    /// A key chord naming the same modifier twice (aliases count as the same: `Ctrl+Control+c`).
+    RepeatedModifier {
+        /// The modifier's second mention, as given.
+        name: String,
+        /// The whole chord it came from.
+        chord: String,
+    },
     /// An empty key name or chord.
     EmptyKey,
 }
@@ -64,6 +71,11 @@ impl fmt::Display for Error {
             ErrorKind::UnknownModifier { name, chord } => write!(
                 f,
                 "unknown modifier {name:?} in {chord:?}; accepted modifiers: Ctrl, Alt, Shift, Meta"
+            ),
+            ErrorKind::RepeatedModifier { name, chord } => write!(
+                f,
+                "modifier {name:?} given more than once in {chord:?}; name each of Ctrl, Alt, \
+                 Shift, Meta at most once, as in Ctrl+Shift+ArrowLeft"
             ),
             ErrorKind::EmptyKey => write!(f, "empty key name; accepted: a single character or a key name such as Enter"),
         }

@@ -129,22 +129,26 @@ impl Terminal {
         Frame { content_hash: ScreenHash::of(&text), stable_hash, rows, history_lines, cursor, text }
     }
 
-    /// Runs of non-default style on the visible screen, row by row, at most `max` runs; the
-    /// second value says whether runs were left out. Rows are numbered from `first_row` (the
-    /// history rows that precede the screen in a frame).
-    pub fn attr_runs(&mut self, first_row: usize, max: usize) -> (Vec<AttrRun>, bool) {
+    /// Runs of non-default style in the rows of a frame read with `history_lines` history rows
+    /// ([`Frame::history_lines`]: the newest that many rows of the scrollback, oldest first,
+    /// then the visible screen), row by row, at most `max` runs; the second value says whether
+    /// runs were left out. [`AttrRun::row`] indexes the frame's rows.
+    pub fn attr_runs(&mut self, history_lines: usize, max: usize) -> (Vec<AttrRun>, bool) {
         let mut out = Vec::new();
         let mut runs = Vec::new();
-        let rows = self.size().rows;
-        for r in 0..rows {
-            self.row_runs(0, r, &mut runs);
+        let history = history_lines.min(self.scrollback_rows());
+        // History row i of the frame is the top row of the view moved up by `history - i`.
+        let history_rows = (0..history).map(|i| (history_lines - history + i, history - i, 0));
+        let screen_rows = (0..self.size().rows).map(|r| (history_lines + usize::from(r), 0, r));
+        for (row, view_offset, r) in history_rows.chain(screen_rows) {
+            self.row_runs(view_offset, r, &mut runs);
             let mut col = 0u16;
             for run in &runs {
                 if run.style != Style::default() && !is_blank_default_bg(run) {
                     if out.len() == max {
                         return (out, true);
                     }
-                    out.push(AttrRun { row: first_row + usize::from(r), col, len: run.cols, style: run.style });
+                    out.push(AttrRun { row, col, len: run.cols, style: run.style });
                 }
                 col += run.cols;
             }
@@ -225,5 +229,23 @@ mod tests {
         assert!(runs[0].style.inverse);
         let (runs, cut) = t.attr_runs(5, 0);
         assert!(runs.is_empty() && cut);
+    }
+
+    #[test]
+    fn attr_runs_cover_the_history_rows_of_a_frame() {
+        let mut t = Terminal::new(Size::new(2, 20), 10);
+        t.feed(b"x\x1b[1mBOLD\x1b[0m\r\n\x1b[4mu\x1b[0m\r\nplain\r\n\x1b[7mR\x1b[0m");
+        let f = t.frame(View::Scrollback(5));
+        assert_eq!(f.text, "xBOLD\nu\nplain\nR");
+        assert_eq!(f.history_lines, 2);
+        let (runs, cut) = t.attr_runs(f.history_lines, 10);
+        assert!(!cut);
+        let got: Vec<_> = runs.iter().map(|r| (r.row, r.col, r.len)).collect();
+        assert_eq!(got, vec![(0, 1, 4), (1, 0, 1), (3, 0, 1)], "{runs:?}");
+        assert!(runs[0].style.bold && runs[1].style.underline && runs[2].style.inverse);
+        // Fewer history rows than asked (an older frame): the rows keep the frame's numbering.
+        let (runs, _) = t.attr_runs(1, 10);
+        let got: Vec<_> = runs.iter().map(|r| (r.row, r.col)).collect();
+        assert_eq!(got, vec![(0, 0), (2, 0)], "{runs:?}");
     }
 }

@@ -370,6 +370,18 @@ async fn attrs_report_a_reverse_video_run() {
         (json!(1), json!(true))
     );
     assert!(mcp.read(json!({"id": id})).await.get("attr_runs").is_none());
+    // Scrolled into history, the same runs are reported on that row of a scrollback read.
+    mcp.type_text(id, "seq 1 60; echo scrolled-$((1+1))\r").await;
+    mcp.wait_text(id, "scrolled-2").await;
+    let h = mcp
+        .read(json!({"id": id, "view": "scrollback", "lines": 500, "attrs": true}))
+        .await;
+    let text = h["text"].as_str().unwrap();
+    let row = text.lines().position(|l| l == "abREV cd RB").expect("row in the answer");
+    assert!(row < h["history_lines"].as_u64().unwrap() as usize, "{h}");
+    let runs = h["attr_runs"].as_array().unwrap();
+    let on_row: Vec<&Value> = runs.iter().filter(|r| r["row"] == row).collect();
+    assert_eq!((on_row.len(), on_row[0]["col"].clone(), on_row[0]["reverse"].clone()), (2, json!(2), json!(true)), "{runs:?}");
 }
 
 #[tokio::test]

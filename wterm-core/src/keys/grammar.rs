@@ -62,7 +62,8 @@ fn apply_shift(key: Key, mods: Mods) -> Key {
 /// `KeyboardEvent.key` name (see [`KEY_NAMES_HELP`]) or a single character (`"Ctrl+C"`,
 /// `"Shift+Tab"`, `"/"`, `"Ctrl++"`).
 ///
-/// Errors: [`ErrorKind::EmptyKey`], [`ErrorKind::UnknownModifier`], [`ErrorKind::UnknownKey`].
+/// Errors: [`ErrorKind::EmptyKey`], [`ErrorKind::UnknownModifier`],
+/// [`ErrorKind::RepeatedModifier`] (`Ctrl+Ctrl+c`), [`ErrorKind::UnknownKey`].
 pub fn parse_chord(chord: &str) -> Result<Chord, Error> {
     if chord.is_empty() {
         return Err(Error::new(ErrorKind::EmptyKey));
@@ -81,17 +82,23 @@ pub fn parse_chord(chord: &str) -> Result<Chord, Error> {
     let mut mods = Mods::NONE;
     if !mods_part.is_empty() {
         for m in mods_part.split('+') {
-            match m.to_ascii_lowercase().as_str() {
-                "ctrl" | "control" => mods.ctrl = true,
-                "alt" | "option" | "opt" => mods.alt = true,
-                "shift" => mods.shift = true,
-                "meta" | "cmd" | "command" | "super" | "win" => mods.meta = true,
+            let flag = match m.to_ascii_lowercase().as_str() {
+                "ctrl" | "control" => &mut mods.ctrl,
+                "alt" | "option" | "opt" => &mut mods.alt,
+                "shift" => &mut mods.shift,
+                "meta" | "cmd" | "command" | "super" | "win" => &mut mods.meta,
                 _ => {
                     return Err(Error::new(ErrorKind::UnknownModifier {
                         name: m.to_string(),
                         chord: chord.to_string(),
                     }))
                 }
+            };
+            if std::mem::replace(flag, true) {
+                return Err(Error::new(ErrorKind::RepeatedModifier {
+                    name: m.to_string(),
+                    chord: chord.to_string(),
+                }));
             }
         }
     }
@@ -107,8 +114,8 @@ pub fn parse_chord(chord: &str) -> Result<Chord, Error> {
 /// (`Enter`/`Return`, `LF`, `Tab`, `Esc`, `Space`, `BS`, `Del`, `Ins`, `PgUp`, `PgDn`, `Home`,
 /// `End`, `Up`, `Down`, `Left`, `Right`, `F1`..`F12`, case-insensitive), `C-x` (control:
 /// letters, `@ [ \ ] ^ _`, `C-?` = DEL, `C-Space` = NUL), `M-x` (ESC prefix), `S-x` (shift, for
-/// Tab and the cursor, Home and End keys), combined as `C-M-x` or `C-S-Left`; any other single
-/// character is itself.
+/// Tab and the cursor, Home and End keys only: broker-api.md, "Key grammar"), combined as
+/// `C-M-x` or `C-S-Left`; any other single character is itself.
 ///
 /// Errors: [`ErrorKind::EmptyKey`], [`ErrorKind::UnknownBrokerKey`] naming the token.
 pub fn parse_broker_key(token: &str) -> Result<Chord, Error> {
@@ -136,6 +143,13 @@ pub fn parse_broker_key(token: &str) -> Result<Chord, Error> {
     } else {
         key_of(rest).ok_or_else(unknown)?
     };
+    let shiftable = matches!(
+        key,
+        Key::Tab | Key::ArrowUp | Key::ArrowDown | Key::ArrowLeft | Key::ArrowRight | Key::Home | Key::End
+    );
+    if mods.shift && !shiftable {
+        return Err(unknown());
+    }
     if mods.ctrl {
         if let Key::Char(c) = key {
             let ok = c.is_ascii_alphabetic() || "@[\\]^_? ".contains(c);

@@ -254,6 +254,29 @@ fn broker_grammar_table() {
 }
 
 #[test]
+fn broker_shift_only_on_the_keys_the_grammar_gives_it() {
+    // broker-api.md: `S-x` for Tab and the cursor/Home/End keys; anything else is an error.
+    for ok in ["S-Tab", "S-Up", "S-Down", "S-Left", "S-Right", "S-Home", "S-End", "C-S-Left", "M-S-Tab"] {
+        assert!(parse_broker_key(ok).is_ok(), "{ok:?} must be accepted");
+    }
+    for bad in ["S-a", "S-A", "S-1", "S-Enter", "S-Space", "S-Esc", "S-BS", "S-PgUp", "S-F1", "S-LF", "M-S-x"] {
+        let e = parse_broker_key(bad).expect_err(bad).to_string();
+        assert!(e.contains("S- (Shift, on Tab"), "{bad:?}: {e}");
+    }
+}
+
+#[test]
+fn chord_repeated_modifier_is_refused() {
+    for bad in ["Ctrl+Ctrl+c", "ctrl+Control+c", "Shift+shift+Tab", "Alt+Option+x", "Meta+Cmd+k"] {
+        let e = parse_chord(bad).expect_err(bad).to_string();
+        assert!(e.contains("more than once") && e.contains(bad), "{bad:?}: {e}");
+    }
+    // A '+' key after a modifier is not a repeated modifier.
+    assert!(parse_chord("Ctrl++").is_ok());
+    assert!(parse_chord("Ctrl+Shift+ArrowLeft").is_ok());
+}
+
+#[test]
 fn broker_key_errors_explain_the_prefixes() {
     // An agent that writes "Ctrl+C" (the WebMCP chord form) learns the broker's C-c form.
     let e = parse_broker_key("Ctrl+C").unwrap_err().to_string();

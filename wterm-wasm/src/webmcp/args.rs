@@ -256,6 +256,9 @@ fn chord_problem(kind: &ErrorKind) -> String {
     match kind {
         ErrorKind::UnknownKey { name } => format!("unknown key {}", quote(name)),
         ErrorKind::UnknownModifier { name, .. } => format!("unknown modifier {}", quote(name)),
+        ErrorKind::RepeatedModifier { name, .. } => {
+            format!("modifier {} given more than once", quote(name))
+        }
         ErrorKind::EmptyKey => "empty key name".to_string(),
         other => format!("{other:?}"),
     }
