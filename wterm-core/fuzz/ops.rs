@@ -785,8 +785,13 @@ fn perform_read(t: &mut Terminal, read: &Read) {
             let (first_row, max) = (usize::from(*first_row), usize::from(*max));
             let (runs, cut) = t.attr_runs(first_row, max);
             assert!(runs.len() <= max && (runs.len() == max || !cut), "attr_runs: {} runs of at most {max}, cut {cut}", runs.len());
+            // The frame's rows: up to `first_row` history rows (as many as there are), then the screen.
+            let lowest = first_row - first_row.min(t.scrollback_rows());
+            let mut last = (0, 0);
             for r in &runs {
-                assert!(r.row >= first_row && r.row < first_row + usize::from(size.rows), "attr run row {} outside the screen", r.row);
+                assert!(r.row >= lowest && r.row < first_row + usize::from(size.rows), "attr run row {} outside the frame's rows {lowest}..{}", r.row, first_row + usize::from(size.rows));
+                assert!((r.row, r.col) >= last, "attr runs out of order: {r:?} after {last:?}");
+                last = (r.row, r.col + r.len);
                 assert!(r.len > 0 && u32::from(r.col) + u32::from(r.len) <= u32::from(size.cols), "attr run {r:?} outside {size:?}");
             }
         }
