@@ -234,8 +234,11 @@ impl Terminal {
             let need = vt::utf8_len(self.utf8_tail[0]) - held;
             let taken = bytes.iter().take(need).take_while(|&&b| b & 0xc0 == 0x80).count();
             self.utf8_tail[held..held + taken].copy_from_slice(&bytes[..taken]);
-            if taken < need && taken == bytes.len() {
-                self.utf8_tail_len += taken;
+            // Held on only while still the start of a valid character: F4 9B is not (F4 takes
+            // 80..=8F next), and vte fed it prints U+FFFD at once.
+            let grown = held + taken;
+            if taken < need && taken == bytes.len() && vt::incomplete_utf8_suffix(&self.utf8_tail[..grown]) == grown {
+                self.utf8_tail_len = grown;
                 return self.effects();
             }
             self.utf8_tail_len = 0;

@@ -482,6 +482,21 @@ fn feed_matches_vte_dispatch_around_every_way_out_of_ground() {
 }
 
 #[test]
+fn a_held_character_start_made_invalid_by_the_next_feed_is_printed_at_once() {
+    // Found by the fuzz target: F4 was held for the rest of its character, the next feed
+    // brought 9B (F4 takes 80..=8F next), and `feed` went on holding both: nothing was shown
+    // until more output came, while vte fed the same bytes prints U+FFFD at once. The second
+    // bytes each lead byte refuses (Unicode table 3-7): E0 80, ED A0, F0 80, F4 90.
+    for input in [&b"a\xf4\x9b"[..], b"a\xe0\x80", b"a\xed\xa0", b"a\xf0\x80", b"a\xf4\x90"] {
+        assert_same_as_unbatched(input);
+    }
+    let mut t = term(2, 10);
+    t.feed(b"a\xf4");
+    t.feed(b"\x9b");
+    assert_eq!(t.screen_text(), "a\u{fffd}");
+}
+
+#[test]
 fn a_character_split_across_feeds_keeps_the_one_after_it() {
     // vte 0.15 alone printed "é中": completing a split character it skipped the valid bytes
     // after it within its 4-byte window (alacritty/vte#159); a PTY read can split anywhere.
