@@ -243,6 +243,13 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(hay, needle).is_some()
 }
 
+/// Whether a freshly attached page's output shows bash's prompt (`$ `): the shell may have
+/// drawn it before the page attached, and then it arrives inside the snapshot, whose rows end
+/// without their trailing blanks and are followed by the snapshot's mode settings.
+fn shows_prompt(b: &[u8]) -> bool {
+    contains(b, b"$ ") || contains(b, b"$\r\n")
+}
+
 fn ends_with_prompt(b: &[u8]) -> bool {
     b.ends_with(b"$ ")
 }
@@ -361,7 +368,7 @@ async fn main() {
     let relay = start_relay(&a.relay).await;
     let rss_start = rss_kib(relay.child.id());
     let mut ws = attach(&relay).await;
-    read_until(&mut ws, ends_with_prompt).await;
+    read_until(&mut ws, shows_prompt).await;
 
     // Throughput, in pairs: relay then bare PTY, each reading the whole corpus.
     let mut relay_runs = Vec::with_capacity(a.pairs);
@@ -444,7 +451,7 @@ async fn main() {
     let mut idle = Vec::new();
     for _ in 0..IDLE_SESSIONS {
         let mut w = attach(&relay).await;
-        read_until(&mut w, ends_with_prompt).await;
+        read_until(&mut w, shows_prompt).await;
         idle.push(w);
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
