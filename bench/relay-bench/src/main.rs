@@ -488,3 +488,20 @@ async fn main() {
     );
     drop(idle);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: bash drew its prompt before the page attached, so it came inside the
+    /// snapshot (trailing blank trimmed, modes after it), and the wait for a prompt at the end
+    /// of the output timed out after 30 s.
+    #[test]
+    fn a_prompt_inside_the_attach_snapshot_is_seen() {
+        let snapshot = b"$\r\n\r\n\r\n\x1b[0m\x1b[1;3H\x1b(B\x1b)B\x0f\x1b[?2004h";
+        assert!(!ends_with_prompt(snapshot));
+        assert!(shows_prompt(snapshot));
+        assert!(shows_prompt(b"\x1b[?2004h$ "));
+        assert!(!shows_prompt(b"\x1b[?2004h"));
+    }
+}
