@@ -187,6 +187,9 @@ test("HTTP: launch, type, read, interrupt; refusals are isError results", async 
     assert.match(await c.refused("read_screen", { id, wait_for_text: "a", wait_for_regex: "b" }), /^conflicting_wait: /);
     assert.match(await c.refused("set_mcp_knobs", { host: "default", allow_launch: true }), /^admin_required: /);
     assert.match(await c.refused("send_input", { id }), /^bad_arguments: /);
+    // A misspelt argument is refused naming it, not ignored (a wait that never waited).
+    assert.match(await c.refused("read_screen", { id, wait_for_txt: "zzz" }), /^bad_arguments: .*wait_for_txt/);
+    assert.match(await c.refused("read_screen", { id, wait_for_text: "" }), /^bad_request: .*non-empty/);
     // A long scrollback is cut from the top, and the answer says how many rows were left out.
     await c.call("send_input", { id, data: "seq 100000 130000; echo seq-$((2+3))\n" });
     await c.call("read_screen", { id, wait_for_regex: "(?m)^seq-5$", timeout_ms: 15_000 });
@@ -231,7 +234,9 @@ test("HTTP: refused before any MCP message (token, scope, origin, host)", async 
   assert.equal(r.status, 401);
   r = await post({ Authorization: `Bearer ${relay.mcpToken}`, "X-Browserland-Scope": "bad scope" });
   assert.equal(r.status, 400);
-  assert.deepEqual(await r.json(), { error: "bad_scope" });
+  const scopeRefusal = await r.json();
+  assert.equal(scopeRefusal.error, "bad_scope");
+  assert.match(scopeRefusal.detail, /\[A-Za-z0-9\]/, "the detail gives the scope grammar");
   r = await post({ Authorization: `Bearer ${relay.mcpToken}`, Origin: "https://evil.example" });
   assert.equal(r.status, 403);
   assert.deepEqual(await r.json(), { error: "bad_origin" });

@@ -141,13 +141,31 @@ impl Refusal {
         }
     }
 
-    /// The `detail` string, when the variant carries one.
+    /// The `detail` string: what was wrong and what is accepted. The variant's own for those
+    /// that carry one; a fixed one for the other refusals of a request's content. Refusals of
+    /// access (auth, scope, mode, unknown window) have none: their code says it all, and
+    /// `unknown_or_off` must be byte-identical whatever the cause.
     pub fn detail(&self) -> Option<&str> {
+        use Refusal::*;
         match self {
-            Refusal::BadRequest(d)
-            | Refusal::TooLarge(d)
-            | Refusal::BadKeys(d)
-            | Refusal::BadRegex(d) => Some(d),
+            BadRequest(d) | TooLarge(d) | BadKeys(d) | BadRegex(d) => Some(d),
+            BadJson => Some("the body must be one JSON object, e.g. {\"id\":1}"),
+            BadDims => Some("cols and rows must be integers in 1..1000"),
+            BadId => Some("id must be a window id: a non-negative integer, e.g. 3"),
+            BadData => Some("data must be a string: the text to send"),
+            ConflictingWait => Some(
+                "give at most one of wait_for_change, wait_for_text, wait_for_regex, wait_for_idle",
+            ),
+            BadPace => Some("pace_ms must be a number of milliseconds (clamped to 0..1000)"),
+            BadMode => Some("mode must be one of off, read, readwrite"),
+            BadScope => Some(
+                "a scope must match [A-Za-z0-9][A-Za-z0-9._-]{0,63} (X-Browserland-Scope: once)",
+            ),
+            BadCwd => Some("cwd must be an absolute path of an existing directory"),
+            CwdNotDir => Some("cwd exists but is not a directory"),
+            UnknownProfile => {
+                Some("no launch profile of that name; GET /mcp/profiles lists the names")
+            }
             _ => None,
         }
     }
@@ -275,6 +293,23 @@ mod tests {
         assert_eq!(Refusal::AuthRequired.close_code(), 4401);
         assert_eq!(Refusal::UnknownSession.close_code(), 4404);
         assert_eq!(Refusal::TooManySessions.close_code(), 4429);
+    }
+
+    /// Every refusal of a request's content says what is accepted; the numbers in the fixed
+    /// details are the limits' own.
+    #[test]
+    fn content_refusals_carry_a_detail_with_the_real_limits() {
+        for r in Refusal::all() {
+            if r.status() == StatusCode::BAD_REQUEST && r != Refusal::TokenInUrl {
+                assert!(r.detail().is_some(), "{}", r.code());
+            }
+        }
+        assert_eq!(Refusal::UnknownOrOff.detail(), None);
+        let pace = format!("0..{}", crate::limits::MAX_PACE_MS);
+        assert!(Refusal::BadPace.detail().unwrap().contains(&pace));
+        let dims = crate::limits::DIMS;
+        let dims = format!("{}..{}", dims.start(), dims.end());
+        assert!(Refusal::BadDims.detail().unwrap().contains(&dims));
     }
 
     #[test]

@@ -21,6 +21,28 @@ pub fn object(body: &[u8], empty_ok: bool) -> Result<Fields, Refusal> {
     }
 }
 
+/// Longest unknown field name quoted back in an error, in characters.
+const MAX_QUOTED_FIELD_CHARS: usize = 64;
+
+/// Refuses a body with a field outside `accepted` (`400 bad_request`, naming the first such
+/// field and the accepted ones): where the contract is silent the relay refuses rather than
+/// ignores, so a misspelt `wait_for_txt` is an error, not a read that did not wait.
+pub fn only(fields: &Fields, accepted: &[&str]) -> Result<(), Refusal> {
+    match fields.keys().find(|k| !accepted.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(key) => {
+            let mut quoted: String = key.chars().take(MAX_QUOTED_FIELD_CHARS).collect();
+            if quoted.len() < key.len() {
+                quoted.push('…');
+            }
+            Err(Refusal::BadRequest(format!(
+                "unknown field {quoted:?}; accepted: {}",
+                accepted.join(", ")
+            )))
+        }
+    }
+}
+
 /// The field `key`, `None` when absent or `null`.
 pub fn get<'a>(fields: &'a Fields, key: &str) -> Option<&'a Value> {
     fields.get(key).filter(|v| !v.is_null())
@@ -94,11 +116,13 @@ pub fn opt_clamped(
     max: u64,
     refusal: impl FnOnce() -> Refusal,
 ) -> Result<Option<u64>, Refusal> {
-    opt_number(fields, key, refusal, |n| match (n.as_u64(), n.as_i64(), n.as_f64()) {
-        (Some(u), _, _) => Some(u.min(max)),
-        (None, Some(_), _) => Some(0),
-        (None, None, Some(f)) if f.is_finite() => Some(f.clamp(0.0, max as f64) as u64),
-        _ => None,
+    opt_number(fields, key, refusal, |n| {
+        match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Some(u.min(max)),
+            (None, Some(_), _) => Some(0),
+            (None, None, Some(f)) if f.is_finite() => Some(f.clamp(0.0, max as f64) as u64),
+            _ => None,
+        }
     })
 }
 
@@ -159,6 +183,27 @@ mod tests {
     fn objects() {
         assert!(object(b"{}", false).is_ok());
         assert!(object(b"", true).unwrap().is_empty());
+        assert_eq!(
+            only(
+                &object(br#"{"id":1,"data":"x"}"#, false).unwrap(),
+                &["id", "data"]
+            ),
+            Ok(())
+        );
+        match only(
+            &object(br#"{"id":1,"dat":"x"}"#, false).unwrap(),
+            &["id", "data"],
+        ) {
+            Err(Refusal::BadRequest(d)) => {
+                assert_eq!(d, "unknown field \"dat\"; accepted: id, data");
+            }
+            other => panic!("{other:?}"),
+        }
+        let long = format!(r#"{{"{}":1}}"#, "k".repeat(500));
+        match only(&object(long.as_bytes(), false).unwrap(), &["id"]) {
+            Err(Refusal::BadRequest(d)) => assert!(d.len() < 120, "{d}"),
+            other => panic!("{other:?}"),
+        }
         assert_eq!(object(b"", false), Err(Refusal::BadJson));
         assert_eq!(object(b"[]", true), Err(Refusal::BadJson));
         assert_eq!(object(b"{", true), Err(Refusal::BadJson));

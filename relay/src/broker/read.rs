@@ -83,6 +83,22 @@ impl ReadArgs {
     /// Validates the body's fields: types (`400 bad_request` naming the field), then
     /// `400 bad_regex`, then `400 conflicting_wait`.
     pub fn from_fields(f: &Fields) -> Result<ReadArgs, Refusal> {
+        fields::only(
+            f,
+            &[
+                "id",
+                "view",
+                "lines",
+                "wait_for_change",
+                "wait_for_text",
+                "wait_for_regex",
+                "wait_absent",
+                "wait_for_idle",
+                "timeout_ms",
+                "since",
+                "attrs",
+            ],
+        )?;
         let mut args = ReadArgs::default();
         match fields::opt_str(f, "view")? {
             None | Some("screen") => {}
@@ -94,7 +110,9 @@ impl ReadArgs {
             }
         }
         let lines = fields::opt_at_most(f, "lines", MAX_READ_LINES as u64, || {
-            Refusal::BadRequest(format!("lines: accepted: a number of rows, 0..{MAX_READ_LINES}"))
+            Refusal::BadRequest(format!(
+                "lines: accepted: a number of rows, 0..{MAX_READ_LINES}"
+            ))
         })?;
         if let Some(n) = lines {
             // Ignoring it would answer the screen alone to a caller that asked for history
@@ -110,6 +128,13 @@ impl ReadArgs {
         }
         let change = fields::opt_str(f, "wait_for_change")?;
         let text = fields::opt_str(f, "wait_for_text")?;
+        if text == Some("") {
+            // Every screen holds the empty string, so the wait could mean nothing; the page's
+            // read_terminal refuses an empty waitFor alike.
+            return Err(Refusal::BadRequest(
+                "wait_for_text: accepted: a non-empty string".into(),
+            ));
+        }
         let regex = fields::opt_str(f, "wait_for_regex")?;
         let absent = fields::opt_bool(f, "wait_absent")?.unwrap_or(false);
         let idle = fields::opt_u64(f, "wait_for_idle")?;

@@ -153,6 +153,7 @@ pub async fn read(window: &Window, args: &ReadArgs) -> ReadAnswer {
 /// The `data` of `/mcp/input`: a string (`400 bad_data`) of at most [`MAX_INPUT_BYTES`]
 /// (`413 too_large`).
 pub fn input_data(f: &Fields) -> Result<Bytes, Refusal> {
+    fields::only(f, &["id", "data"])?;
     match fields::get(f, "data") {
         Some(Value::String(s)) if s.len() > MAX_INPUT_BYTES => Err(too_large_input(s.len())),
         Some(Value::String(s)) => Ok(Bytes::copy_from_slice(s.as_bytes())),
@@ -185,6 +186,7 @@ pub struct KeysArgs {
 /// [`MAX_KEYS`] tokens of the key grammar (`400 bad_keys` naming the bad token, `413 too_large`),
 /// `delay_ms` a number in `0..=MAX_PACE_MS` (`400 bad_request` otherwise).
 pub fn keys_args(f: &Fields) -> Result<KeysArgs, Refusal> {
+    fields::only(f, &["id", "keys", "delay_ms"])?;
     let Some(Value::Array(list)) = fields::get(f, "keys") else {
         return Err(Refusal::BadKeys(
             "keys: accepted: a list of key names such as [\"C-c\", \"Up\", \"Enter\"]".into(),
@@ -269,8 +271,14 @@ pub fn flush(window: &Window) -> Value {
     json!({ "ok": true, "id": window.session.id() })
 }
 
+/// The body of `/mcp/reset` and `/mcp/flush`: the window `id` alone.
+pub fn id_only(f: &Fields) -> Result<(), Refusal> {
+    fields::only(f, &["id"])
+}
+
 /// The `pace_ms` of `/mcp/pace`: a number (`400 bad_pace`), clamped to `0..=MAX_PACE_MS`.
 pub fn pace_arg(f: &Fields) -> Result<u64, Refusal> {
+    fields::only(f, &["id", "pace_ms"])?;
     fields::opt_clamped(f, "pace_ms", MAX_PACE_MS, || Refusal::BadPace)?.ok_or(Refusal::BadPace)
 }
 
@@ -369,6 +377,10 @@ pub async fn edit_window(state: &AppState, caller: &Caller, body: &[u8]) -> Resu
             crate::auth::ladder::unknown_or_off()
         });
     }
+    fields::only(
+        &f,
+        &["id", "handle", "scope", "mode", "clear_scope", "clear_mode"],
+    )?;
     let scope = fields::get(&f, "scope").map(scope_of).transpose()?;
     let mode = fields::get(&f, "mode").map(mode_of).transpose()?;
     let clear_scope = fields::opt_bool(&f, "clear_scope")?.unwrap_or(false);
@@ -409,6 +421,7 @@ pub async fn session_mcp(state: &AppState, body: &[u8]) -> Result<Value, Refusal
         .get(id)
         .filter(|s| !s.has_ended())
         .ok_or(Refusal::UnknownSession)?;
+    fields::only(&f, &["id", "mode", "scope"])?;
     let mode = match f.get("mode") {
         None => None,
         Some(Value::Null) => Some(None),
@@ -451,6 +464,7 @@ pub async fn launch(state: &AppState, caller: &Caller, body: &[u8]) -> Result<Va
         return Err(Refusal::LaunchDisabled);
     }
     let f = fields::object(body, true)?;
+    fields::only(&f, &["profile", "cols", "rows", "title", "cwd", "mode"])?;
     let profile = fields::opt_str(&f, "profile")?;
     let title = fields::opt_str(&f, "title")?;
     if title.is_some_and(|t| t.len() > MAX_LAUNCH_TITLE_BYTES) {
@@ -552,6 +566,7 @@ fn check_cwd(cwd: &str) -> Result<PathBuf, Refusal> {
 /// allow_launch}`. Never changes tokens or `enabled`.
 pub async fn knobs(state: &AppState, body: &[u8]) -> Result<Value, Refusal> {
     let f = fields::object(body, true)?;
+    fields::only(&f, &["default_mode", "allow_launch"])?;
     let default_mode = fields::get(&f, "default_mode").map(mode_of).transpose()?;
     let allow_launch = fields::opt_bool(&f, "allow_launch")?;
     let s = state
@@ -677,6 +692,18 @@ fn apply_token(
 /// changed (`409 token_env_pinned`). Every field is validated before anything changes.
 pub async fn update_config(state: &AppState, body: &[u8]) -> Result<Value, Refusal> {
     let f = fields::object(body, true)?;
+    fields::only(
+        &f,
+        &[
+            "enabled",
+            "allow_launch",
+            "default_mode",
+            "token",
+            "generate",
+            "admin_token",
+            "generate_admin",
+        ],
+    )?;
     let enabled = fields::opt_bool(&f, "enabled")?;
     let allow_launch = fields::opt_bool(&f, "allow_launch")?;
     let default_mode = fields::get(&f, "default_mode").map(mode_of).transpose()?;

@@ -77,12 +77,14 @@ async fn keys(w: WindowRef) -> Result<Response, Refusal> {
     Ok(Json(service::keys(&w.window, &args).await).into_response())
 }
 
-async fn reset(w: WindowRef) -> Response {
-    Json(service::reset(&w.window)).into_response()
+async fn reset(w: WindowRef) -> Result<Response, Refusal> {
+    service::id_only(&w.fields)?;
+    Ok(Json(service::reset(&w.window)).into_response())
 }
 
-async fn flush(w: WindowRef) -> Response {
-    Json(service::flush(&w.window)).into_response()
+async fn flush(w: WindowRef) -> Result<Response, Refusal> {
+    service::id_only(&w.fields)?;
+    Ok(Json(service::flush(&w.window)).into_response())
 }
 
 async fn pace(w: WindowRef) -> Result<Response, Refusal> {

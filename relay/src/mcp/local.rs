@@ -100,8 +100,16 @@ pub async fn dispatch(
             let args = service::keys_args(&w.fields)?;
             service::keys(&w.window, &args).await
         }
-        Op::Reset => service::reset(&window(Access::Write)?.window),
-        Op::Flush => service::flush(&window(Access::Write)?.window),
+        Op::Reset => {
+            let w = window(Access::Write)?;
+            service::id_only(&w.fields)?;
+            service::reset(&w.window)
+        }
+        Op::Flush => {
+            let w = window(Access::Write)?;
+            service::id_only(&w.fields)?;
+            service::flush(&w.window)
+        }
         Op::Pace => {
             let w = window(Access::Write)?;
             let ms = service::pace_arg(&w.fields)?;

@@ -15,6 +15,7 @@ use crate::limits::{MAX_TOOL_ATTR_RUNS, MAX_TOOL_TEXT_CHARS};
 
 /// `mcp_info`, `list_profiles`: an optional host.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HostArgs {
     /// The host name (see mcp_info); optional when this server fronts one relay.
     pub host: Option<String>,
@@ -22,10 +23,12 @@ pub struct HostArgs {
 
 /// `list_terminals`: no arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
 /// `read_screen`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReadArgs {
     /// The window id from list_terminals, e.g. "default:12".
     pub id: String,
@@ -54,6 +57,7 @@ pub struct ReadArgs {
 
 /// `send_input`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct InputArgs {
     /// The window id, e.g. "default:12".
     pub id: String,
@@ -64,6 +68,7 @@ pub struct InputArgs {
 
 /// `send_keys`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct KeysArgs {
     /// The window id, e.g. "default:12".
     pub id: String,
@@ -77,6 +82,7 @@ pub struct KeysArgs {
 
 /// `set_pace`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PaceArgs {
     /// The window id, e.g. "default:12".
     pub id: String,
@@ -86,6 +92,7 @@ pub struct PaceArgs {
 
 /// `reset_terminal`, `flush_input`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct IdArgs {
     /// The window id, e.g. "default:12".
     pub id: String,
@@ -93,6 +100,7 @@ pub struct IdArgs {
 
 /// `launch_terminal`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct LaunchArgs {
     /// A profile name from list_profiles (default: the relay's default profile).
     pub profile: Option<String>,
@@ -112,6 +120,7 @@ pub struct LaunchArgs {
 
 /// `set_window`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct WindowArgs {
     /// The window id, e.g. "default:12".
     pub id: String,
@@ -127,6 +136,7 @@ pub struct WindowArgs {
 
 /// `set_mcp_knobs`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct KnobsArgs {
     /// The host to change.
     pub host: String,
@@ -396,7 +406,16 @@ mod tests {
             })
         );
         // Newcomer report: "default:1:2" was answered unknown_host.
-        for bad in ["12", ":12", "default:", "default:-1", "default:1.5", "x:1a", "default:1:2", "a:b:3"] {
+        for bad in [
+            "12",
+            ":12",
+            "default:",
+            "default:-1",
+            "default:1.5",
+            "x:1a",
+            "default:1:2",
+            "a:b:3",
+        ] {
             assert_eq!(WindowId::parse(bad), None, "{bad}");
         }
     }
@@ -415,7 +434,10 @@ mod tests {
         }
         let read = tool(Op::Read);
         let lines = &read.input_schema["properties"]["lines"]["description"];
-        assert!(lines.as_str().is_some_and(|d| d.contains("history rows")), "{lines}");
+        assert!(
+            lines.as_str().is_some_and(|d| d.contains("history rows")),
+            "{lines}"
+        );
     }
 
     #[test]

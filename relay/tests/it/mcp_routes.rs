@@ -371,17 +371,29 @@ async fn attrs_report_a_reverse_video_run() {
     );
     assert!(mcp.read(json!({"id": id})).await.get("attr_runs").is_none());
     // Scrolled into history, the same runs are reported on that row of a scrollback read.
-    mcp.type_text(id, "seq 1 60; echo scrolled-$((1+1))\r").await;
+    mcp.type_text(id, "seq 1 60; echo scrolled-$((1+1))\r")
+        .await;
     mcp.wait_text(id, "scrolled-2").await;
     let h = mcp
         .read(json!({"id": id, "view": "scrollback", "lines": 500, "attrs": true}))
         .await;
     let text = h["text"].as_str().unwrap();
-    let row = text.lines().position(|l| l == "abREV cd RB").expect("row in the answer");
+    let row = text
+        .lines()
+        .position(|l| l == "abREV cd RB")
+        .expect("row in the answer");
     assert!(row < h["history_lines"].as_u64().unwrap() as usize, "{h}");
     let runs = h["attr_runs"].as_array().unwrap();
     let on_row: Vec<&Value> = runs.iter().filter(|r| r["row"] == row).collect();
-    assert_eq!((on_row.len(), on_row[0]["col"].clone(), on_row[0]["reverse"].clone()), (2, json!(2), json!(true)), "{runs:?}");
+    assert_eq!(
+        (
+            on_row.len(),
+            on_row[0]["col"].clone(),
+            on_row[0]["reverse"].clone()
+        ),
+        (2, json!(2), json!(true)),
+        "{runs:?}"
+    );
 }
 
 #[tokio::test]
@@ -925,10 +937,24 @@ async fn scoped_listing_and_the_admin_view() {
     let token_before = relay.get("/mcp/config").await.json()["token"].clone();
     let r = mcp.post("/mcp/knobs", json!({"default_mode": "off"})).await;
     assert_eq!(err(&r), (403, json!("admin_required")));
+    // Asking knobs for tokens or `enabled` is refused whole, naming the field: nothing changes.
+    let mode_before = mcp.get("/mcp/info").await.json()["default_mode"].clone();
     let r = admin
         .post(
             "/mcp/knobs",
             json!({"default_mode": "off", "allow_launch": true, "enabled": false, "token": null}),
+        )
+        .await;
+    assert_eq!(err(&r), (400, json!("bad_request")));
+    assert!(r.json()["detail"].as_str().unwrap().contains("\"enabled\""));
+    assert_eq!(
+        mcp.get("/mcp/info").await.json()["default_mode"],
+        mode_before
+    );
+    let r = admin
+        .post(
+            "/mcp/knobs",
+            json!({"default_mode": "off", "allow_launch": true}),
         )
         .await;
     assert_eq!(
@@ -1089,5 +1115,80 @@ async fn env_tokens_are_pinned_and_never_written() {
     assert_eq!(
         mcp.admin("env-admin-token").get("/mcp/info").await.json()["admin"],
         true
+    );
+}
+
+/// Where the contract is silent the relay refuses rather than ignores: a misspelt field is an
+/// error naming it (not a read that silently did not wait), nothing is applied, and bare codes
+/// carry a detail saying what is accepted.
+#[tokio::test]
+async fn unknown_fields_and_empty_waits_are_refused_with_nothing_applied() {
+    let relay = Relay::start().await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let id = relay.ready_session(&mcp).await;
+
+    let t0 = Instant::now();
+    let r = mcp
+        .post(
+            "/mcp/read",
+            json!({"id": id, "wait_for_txt": "zzz", "timeout_ms": 2000}),
+        )
+        .await;
+    assert_eq!((r.status, &r.json()["error"]), (400, &json!("bad_request")));
+    let detail = r.json()["detail"].as_str().unwrap().to_owned();
+    assert!(
+        detail.contains("\"wait_for_txt\"") && detail.contains("wait_for_text"),
+        "{detail}"
+    );
+    assert!(
+        t0.elapsed() < Duration::from_millis(1500),
+        "refused at once, no wait"
+    );
+
+    let r = mcp
+        .post("/mcp/read", json!({"id": id, "wait_for_text": ""}))
+        .await;
+    assert_eq!((r.status, &r.json()["error"]), (400, &json!("bad_request")));
+    assert!(r.json()["detail"].as_str().unwrap().contains("non-empty"));
+
+    for (route, body) in [
+        ("/mcp/input", json!({"id": id, "text": "echo lost\r"})),
+        ("/mcp/keys", json!({"id": id, "keys": ["x"], "delay": 5})),
+        ("/mcp/pace", json!({"id": id, "pace_ms": 5, "ms": 5})),
+        ("/mcp/reset", json!({"id": id, "hard": true})),
+        ("/mcp/flush", json!({"id": id, "all": true})),
+    ] {
+        let r = mcp.post(route, body).await;
+        assert_eq!(r.status, 400, "{route}");
+        assert!(
+            matches!(r.json()["error"].as_str(), Some("bad_request" | "bad_data")),
+            "{route}: {}",
+            r.json()
+        );
+        assert!(
+            r.json()["detail"].as_str().is_some_and(|d| !d.is_empty()),
+            "{route}"
+        );
+    }
+    // The refused keys and input reached nothing; the pace is unchanged.
+    mcp.type_text(id, "echo unknown-$((6*7))\r").await;
+    let a = mcp.wait_text(id, "unknown-42").await;
+    assert!(!a["text"].as_str().unwrap().contains("lost"));
+    assert!(!a["text"].as_str().unwrap().contains("xecho"));
+
+    // A bare code says what is accepted.
+    let r = mcp.post("/mcp/read", json!({"window": id})).await;
+    assert_eq!((r.status, &r.json()["error"]), (400, &json!("bad_id")));
+    assert!(r.json()["detail"].as_str().unwrap().contains("id must be"));
+
+    // The page's settings: a misspelt switch changes nothing.
+    let r = relay
+        .post("/mcp/config", r#"{"enable": false, "allow_launch": true}"#)
+        .await;
+    assert_eq!((r.status, &r.json()["error"]), (400, &json!("bad_request")));
+    let config = relay.get("/mcp/config").await.json();
+    assert_eq!(
+        (&config["enabled"], &config["allow_launch"]),
+        (&json!(true), &json!(false))
     );
 }

@@ -64,7 +64,8 @@ async fn a_session_is_ended_from_the_page_realm() {
     let stubborn = relay.new_session().await;
     let mut page = relay.attach(Some(stubborn)).await;
     page.expect_attach().await;
-    page.send_input(b"trap '' HUP; echo trapped-$((2+3))\r").await;
+    page.send_input(b"trap '' HUP; echo trapped-$((2+3))\r")
+        .await;
     page.wait_output(b"trapped-5", crate::support::WAIT).await;
     let r = delete(format!("/sessions/%2B{stubborn}")).await;
     assert_eq!(r.status, 404, "+N is not an id");
@@ -72,7 +73,11 @@ async fn a_session_is_ended_from_the_page_realm() {
     assert_eq!(r.status, 204, "{}", r.body);
     assert_eq!(page.wait_text("exit").await["type"], "exit");
     assert_eq!(relay.get("/sessions").await.json(), json!([]));
-    for path in [format!("/sessions/{id}"), "/sessions/x".into(), "/sessions/99".into()] {
+    for path in [
+        format!("/sessions/{id}"),
+        "/sessions/x".into(),
+        "/sessions/99".into(),
+    ] {
         let r = delete(path.clone()).await;
         assert_eq!(
             (r.status, r.json()),
@@ -121,9 +126,13 @@ async fn sessions_are_created_and_listed() {
     ] {
         let r = relay.post("/sessions", body).await;
         assert_eq!(
-            (r.status, r.json()),
-            (400, json!({"error": code})),
+            (r.status, &r.json()["error"]),
+            (400, &json!(code)),
             "{body}"
+        );
+        assert!(
+            r.json()["detail"].as_str().is_some_and(|d| !d.is_empty()),
+            "{body}: says what is accepted"
         );
     }
     assert_eq!(
@@ -204,8 +213,15 @@ async fn serves_the_page_and_the_wasm_package() {
         .starts_with("text/html"));
     assert_eq!(index.header("cache-control"), Some("no-cache"));
     assert!(index.body.contains("<title>wterm</title>"));
-    let csp = index.header("content-security-policy").expect("the page has a CSP");
-    for directive in ["default-src 'none'", "script-src 'self' 'wasm-unsafe-eval'", "connect-src 'self'", "frame-ancestors 'none'"] {
+    let csp = index
+        .header("content-security-policy")
+        .expect("the page has a CSP");
+    for directive in [
+        "default-src 'none'",
+        "script-src 'self' 'wasm-unsafe-eval'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+    ] {
         assert!(csp.contains(directive), "{directive} in {csp}");
     }
     assert_eq!(index.header("x-content-type-options"), Some("nosniff"));
@@ -254,6 +270,13 @@ async fn session_ids_continue_after_a_restart() {
     let second = Relay::start_with(opts()).await;
     assert_eq!(second.new_session().await, 3);
     // The old id is gone rather than reused.
-    let r = http(second.port, "DELETE", "/sessions/1", &[("Authorization", &format!("Bearer {}", second.token))], "").await;
+    let r = http(
+        second.port,
+        "DELETE",
+        "/sessions/1",
+        &[("Authorization", &format!("Bearer {}", second.token))],
+        "",
+    )
+    .await;
     assert_eq!(r.status, 404);
 }
