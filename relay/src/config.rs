@@ -255,10 +255,11 @@ impl Config {
         let (page_token, token_source) = match env(PAGE_TOKEN_ENV) {
             Some(v) => {
                 let v = v.to_string_lossy();
-                let token = Secret::configured(v.trim()).map_err(|error| ConfigError::BadToken {
-                    source: PAGE_TOKEN_ENV.to_owned(),
-                    error,
-                })?;
+                let token =
+                    Secret::configured(v.trim()).map_err(|error| ConfigError::BadToken {
+                        source: PAGE_TOKEN_ENV.to_owned(),
+                        error,
+                    })?;
                 (token, TokenSource::Env)
             }
             None => load_or_mint_token(&state_dir)?,
@@ -301,7 +302,12 @@ fn check_shell(shell: &str, env: &impl Fn(&str) -> Option<OsString>) -> Result<(
     let executable = |p: &Path| {
         std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };
-    let bad = |why| Err(ConfigError::BadShell { shell: shell.to_owned(), why });
+    let bad = |why| {
+        Err(ConfigError::BadShell {
+            shell: shell.to_owned(),
+            why,
+        })
+    };
     if shell.trim().is_empty() {
         return bad("it is empty");
     }
@@ -365,14 +371,19 @@ pub fn normalize_origin(origin: &str) -> Option<String> {
         },
     };
     let host_ok = host.starts_with('[')
-        || (!host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.".contains(&b)));
+        || (!host.is_empty()
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-.".contains(&b)));
     if !host_ok {
         return None;
     }
     let port = match port.strip_prefix(':') {
         None if port.is_empty() => None,
         None => return None,
-        Some(p) if p.bytes().all(|b| b.is_ascii_digit()) => Some(p.parse::<u16>().ok().filter(|&n| n > 0)?),
+        Some(p) if p.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(p.parse::<u16>().ok().filter(|&n| n > 0)?)
+        }
         Some(_) => return None,
     };
     Some(match port {
@@ -577,13 +588,27 @@ mod tests {
         assert_eq!(normalize_origin("http://"), None);
         assert_eq!(normalize_origin("http://a/b"), None);
         // Newcomer report: values no browser Origin can match were accepted.
-        for bad in ["http://x:99999", "http://x:abc", "http://:80", "https://[::1", "http://x:", "http://x:0", "https://[zz]:1"] {
+        for bad in [
+            "http://x:99999",
+            "http://x:abc",
+            "http://:80",
+            "https://[::1",
+            "http://x:",
+            "http://x:0",
+            "https://[zz]:1",
+        ] {
             assert_eq!(normalize_origin(bad), None, "{bad}");
         }
         // A browser leaves the default port out of Origin.
         assert_eq!(normalize_origin("http://x:80").as_deref(), Some("http://x"));
-        assert_eq!(normalize_origin("https://x:443/").as_deref(), Some("https://x"));
-        assert_eq!(normalize_origin("https://x:80").as_deref(), Some("https://x:80"));
+        assert_eq!(
+            normalize_origin("https://x:443/").as_deref(),
+            Some("https://x")
+        );
+        assert_eq!(
+            normalize_origin("https://x:80").as_deref(),
+            Some("https://x:80")
+        );
     }
 
     #[test]

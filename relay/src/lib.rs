@@ -104,7 +104,8 @@ pub async fn run(
     );
     // The page reads the fragment as form data: a token with `+`, `&` or `%` (all allowed)
     // must be encoded, or the printed URL carries another token (newcomer report).
-    let token: String = form_urlencoded::byte_serialize(config.page_token.expose().as_bytes()).collect();
+    let token: String =
+        form_urlencoded::byte_serialize(config.page_token.expose().as_bytes()).collect();
     let url = format!("http://{}/#token={token}", browsable(local));
     let state = AppState::new(config, local.port(), format!("http://{}", browsable(local)));
     {

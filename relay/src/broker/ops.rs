@@ -190,9 +190,10 @@ mod tests {
     /// shared spec) is read and compared, so a route added to the contract shows up here.
     #[test]
     fn the_list_matches_the_spec_file() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/spec/broker-api.md");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/spec/broker-api.md");
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let mut from_spec: Vec<(String, String)> = Vec::new();
         for line in text.lines() {
             let Some(cell) = line.strip_prefix("| ") else {

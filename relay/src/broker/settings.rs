@@ -286,6 +286,9 @@ mod tests {
         assert_eq!(err.name, MCP_ADMIN_TOKEN_ENV);
         assert!(!err.to_string().contains("x y"));
         let short = |k: &str| (k == MCP_TOKEN_ENV).then(|| OsString::from("short"));
-        assert_eq!(EnvTokens::resolve(short).unwrap_err().error, SecretError::TooShort);
+        assert_eq!(
+            EnvTokens::resolve(short).unwrap_err().error,
+            SecretError::TooShort
+        );
     }
 }

@@ -8,9 +8,9 @@
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
 use axum::http::header;
+use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
@@ -97,8 +97,14 @@ async fn end(State(state): State<AppState>, Path(id): Path<String>) -> Result<St
         .ok_or(Refusal::UnknownSession)?;
     tracing::info!(session = session.id(), "session ended from the page");
     session.hangup();
-    if tokio::time::timeout(SESSION_HANGUP_WAIT, session.wait_ended()).await.is_err() {
-        tracing::warn!(session = session.id(), "still running after SIGHUP; sending SIGKILL");
+    if tokio::time::timeout(SESSION_HANGUP_WAIT, session.wait_ended())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            session = session.id(),
+            "still running after SIGHUP; sending SIGKILL"
+        );
         if let Some(pid) = session.pid() {
             crate::session::pty::hard_kill(pid);
         }

@@ -696,7 +696,9 @@ impl Pump {
 /// 4 KiB per `read(2)`, and each chunk forwarded costs a message to every page and a wake of
 /// the feed job, so taking what has piled up as one chunk keeps that cost per burst.
 fn take_waiting(first: Bytes, output: &mut tokio::sync::mpsc::Receiver<Bytes>) -> Bytes {
-    let Ok(next) = output.try_recv() else { return first };
+    let Ok(next) = output.try_recv() else {
+        return first;
+    };
     let mut joined = bytes::BytesMut::with_capacity(2 * PTY_READ_CHUNK_BYTES);
     joined.extend_from_slice(&first);
     joined.extend_from_slice(&next);
@@ -727,10 +729,20 @@ mod tests {
             tx.try_send(chunk(b, len)).unwrap();
         }
         let joined = take_waiting(chunk(b'a', 1), &mut rx);
-        let want: Vec<u8> = [chunk(b'a', 1), chunk(b'b', 2), chunk(b'c', big), chunk(b'd', big)].concat();
+        let want: Vec<u8> = [
+            chunk(b'a', 1),
+            chunk(b'b', 2),
+            chunk(b'c', big),
+            chunk(b'd', big),
+        ]
+        .concat();
         assert_eq!(joined, Bytes::from(want));
         assert!(joined.len() <= 2 * PTY_READ_CHUNK_BYTES);
-        assert_eq!(rx.try_recv().unwrap(), chunk(b'e', 1), "the rest waits for the next forward");
+        assert_eq!(
+            rx.try_recv().unwrap(),
+            chunk(b'e', 1),
+            "the rest waits for the next forward"
+        );
     }
 
     /// What a page shows, as far as the relay's protocol is concerned.

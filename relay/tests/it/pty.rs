@@ -153,9 +153,18 @@ async fn queries_are_answered_once_by_the_relay_with_or_without_pages() {
         .await;
     let title = pages[0].wait_text("title").await["data"].clone();
     let title = title.as_str().unwrap();
-    let (first, second) = title.strip_prefix("cpr-").unwrap().split_once("-then-").unwrap();
-    let (row, col) = first.split_once(';').unwrap_or_else(|| panic!("no reply: {title:?}"));
-    assert!(row.parse::<u16>().is_ok() && col.parse::<u16>().is_ok(), "{title:?}");
+    let (first, second) = title
+        .strip_prefix("cpr-")
+        .unwrap()
+        .split_once("-then-")
+        .unwrap();
+    let (row, col) = first
+        .split_once(';')
+        .unwrap_or_else(|| panic!("no reply: {title:?}"));
+    assert!(
+        row.parse::<u16>().is_ok() && col.parse::<u16>().is_ok(),
+        "{title:?}"
+    );
     assert_eq!(second, "", "a second reply came: {title:?}");
     for page in pages {
         page.close().await;
