@@ -80,8 +80,8 @@ impl Default for ReadArgs {
 }
 
 impl ReadArgs {
-    /// Validates the body's fields: types (`400 bad_request` naming the field), then
-    /// `400 bad_regex`, then `400 conflicting_wait`.
+    /// Validates the body's fields: unknown fields and types (`400 bad_request` naming the
+    /// field), then `400 bad_regex`, then `400 conflicting_wait`.
     pub fn from_fields(f: &Fields) -> Result<ReadArgs, Refusal> {
         fields::only(
             f,

@@ -18,7 +18,7 @@
 //! `cat` of 200 MiB, alternated with this design on the same 2 cores): feeding the emulator on
 //! the reader thread; reading the master non-blocking until empty and handing over 32-64 KiB
 //! at once; a dedicated feed thread, niced or not, instead of the feed job. Several cut relay
-//! CPU per MiB by up to a fifth, but all ran at 0.54-0.84× a bare PTY where this design ran at
+//! CPU per MiB by up to 28%, but all ran at 0.54-0.84× a bare PTY where this design ran at
 //! 0.77-0.92×.
 
 use std::io::{self, Read, Write};
