@@ -30,6 +30,38 @@ impl Default for CursorStyle {
     }
 }
 
+/// Which mouse events the program asked to be told about (xterm ctlseqs, "Mouse Tracking").
+/// The tracking modes exclude each other: setting one replaces the last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MouseTracking {
+    /// No mouse reporting: the mouse selects text and the wheel scrolls.
+    #[default]
+    Off,
+    /// X10 compatibility (`CSI ? 9 h`): button presses only, without modifiers.
+    X10,
+    /// Normal tracking (`CSI ? 1000 h`): presses, releases and the wheel.
+    Normal,
+    /// Button-event tracking (`CSI ? 1002 h`): as normal, plus motion while a button is held.
+    ButtonEvent,
+    /// Any-event tracking (`CSI ? 1003 h`): as button-event, plus motion with no button held.
+    AnyEvent,
+}
+
+/// How mouse reports are encoded (xterm ctlseqs, "Extended coordinates"). When a program sets
+/// several, SGR wins over URXVT, and URXVT over UTF-8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MouseEncoding {
+    /// `CSI M Cb Cx Cy`, each a byte of 32 + value; coordinates up to 223.
+    #[default]
+    X10,
+    /// `CSI ? 1005 h`: as X10, with each value past 95 written as UTF-8; coordinates up to 2015.
+    Utf8,
+    /// `CSI ? 1006 h`: `CSI < Cb ; Cx ; Cy M` (press, motion) or `m` (release), in decimal.
+    Sgr,
+    /// `CSI ? 1015 h`: `CSI Cb ; Cx ; Cy M` in decimal, with Cb offset by 32 as in X10.
+    Urxvt,
+}
+
 /// Modes the program has set. Each field names its mode and the sequence that sets it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Modes {
@@ -46,8 +78,12 @@ pub struct Modes {
     /// Kitty keyboard protocol flags of the current screen (`CSI > flags u`): 1 disambiguate,
     /// 2 report event types, 4 alternate keys, 8 report all keys as escape codes, 16 text.
     pub kitty_flags: u8,
-    /// Some mouse reporting mode is on (`CSI ? 1000 h` and friends).
-    pub mouse_reporting: bool,
+    /// Which mouse events are reported (`CSI ? 9/1000/1002/1003 h`).
+    pub mouse_tracking: MouseTracking,
+    /// How mouse reports are encoded (`CSI ? 1005/1006/1015 h`).
+    pub mouse_encoding: MouseEncoding,
+    /// Focus reporting (`CSI ? 1004 h`): the terminal sends `CSI I` on focus, `CSI O` on blur.
+    pub focus_events: bool,
     /// DECAWM, autowrap (`CSI ? 7 h`, on by default): printing past the last column continues
     /// on the next row; when off, the last column is overwritten.
     pub autowrap: bool,
@@ -78,7 +114,9 @@ impl Modes {
         alternate_screen: false,
         hide_cursor: false,
         kitty_flags: 0,
-        mouse_reporting: false,
+        mouse_tracking: MouseTracking::Off,
+        mouse_encoding: MouseEncoding::X10,
+        focus_events: false,
         autowrap: true,
         insert: false,
         origin: false,
@@ -93,6 +131,11 @@ impl Modes {
     /// Kitty flag 8, "report all keys as escape codes": printable keys are sent as `CSI code u`
     /// instead of text, so a keyboard adapter must encode them from key events.
     pub const KITTY_REPORT_ALL_KEYS: u8 = 8;
+
+    /// Whether some mouse tracking mode is on, so the mouse belongs to the program.
+    pub fn mouse_reporting(&self) -> bool {
+        self.mouse_tracking != MouseTracking::Off
+    }
 
     /// Whether kitty flag 8 is on: every key, printable ones included, is an escape code.
     pub fn reports_all_keys(&self) -> bool {

@@ -8,7 +8,7 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::grid::{Cell, CellStyle, Clusters, HistoryRow, Row, WIDE, WIDE_CONT};
 use crate::limits::{KITTY_STACK_DEPTH, MAX_LINKS, MAX_LINK_URI_BYTES, MAX_TITLE_BYTES};
-use crate::modes::{CursorShape, CursorStyle};
+use crate::modes::{CursorShape, CursorStyle, MouseEncoding, MouseTracking};
 use crate::terminal::{LinkId, ShellIntegration, Size};
 use crate::unicode;
 
@@ -111,6 +111,32 @@ impl Default for ModeState {
             mouse: 0,
             mouse_encoding: 0,
             cursor_style: CursorStyle::default(),
+        }
+    }
+}
+
+impl ModeState {
+    /// The tracking mode whose bit is set; the bits exclude each other.
+    pub fn mouse_tracking(&self) -> MouseTracking {
+        match self.mouse.trailing_zeros() {
+            0 => MouseTracking::X10,
+            1 => MouseTracking::Normal,
+            2 => MouseTracking::ButtonEvent,
+            3 => MouseTracking::AnyEvent,
+            _ => MouseTracking::Off,
+        }
+    }
+
+    /// The encoding in force: SGR over URXVT over UTF-8 when several are set.
+    pub fn mouse_encoding(&self) -> MouseEncoding {
+        if self.mouse_encoding & 2 != 0 {
+            MouseEncoding::Sgr
+        } else if self.mouse_encoding & 4 != 0 {
+            MouseEncoding::Urxvt
+        } else if self.mouse_encoding & 1 != 0 {
+            MouseEncoding::Utf8
+        } else {
+            MouseEncoding::X10
         }
     }
 }

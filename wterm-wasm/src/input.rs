@@ -29,6 +29,7 @@ use web_sys::{
 use wterm_core::keys::{self, Chord, Key, Mods};
 
 use crate::dom::Listener;
+use crate::mouse;
 use crate::term::{focus_element, send_input, Inner, Shared};
 use crate::view::Dom;
 
@@ -96,8 +97,18 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
         let r = root.clone();
         listeners.push(Listener::new(&ta, kind, true, move |_e: Event| {
             if let Some(s) = w.upgrade() {
-                if let Ok(mut inner) = s.try_borrow_mut() {
-                    inner.focused = focused;
+                let report = match s.try_borrow_mut() {
+                    Ok(mut inner) => {
+                        inner.focused = focused;
+                        // Focus reports (mode 1004) only go to a program, never to the echo.
+                        let modes = inner.term.modes();
+                        keys::encode_focus(focused, &modes)
+                            .filter(|_| !inner.callbacks.data.is_empty())
+                    }
+                    Err(_) => None,
+                };
+                if let Some(bytes) = report {
+                    send_input(&s, bytes);
                 }
             }
             r.set_class_name(if focused {
@@ -155,6 +166,7 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
         },
     )?);
 
+    listeners.extend(crate::mouse::attach(&root, &ta, weak)?);
     Ok(listeners)
 }
 
@@ -298,23 +310,21 @@ fn on_scroll(shared: &Shared) {
     }
 }
 
-/// On the main screen the wheel scrolls history natively. On the alternate screen (which has
-/// no history) it sends cursor up/down, one per row scrolled, as xterm's `alternateScroll`
-/// does, so `less` and `man` scroll; when the program turned on mouse reporting (not
-/// implemented yet) the wheel does nothing.
+/// When the program tracks the mouse, the wheel goes to it as button 4/5 presses. Otherwise, on
+/// the main screen the wheel scrolls history natively; on the alternate screen (which has no
+/// history) it sends cursor up/down, one per row scrolled, as xterm's `alternateScroll` does,
+/// so `less` and `man` scroll.
 fn on_wheel(shared: &Shared, ev: &WheelEvent) {
-    let bytes = {
+    let (steps, to_program) = {
         let Ok(mut inner) = shared.try_borrow_mut() else {
             return;
         };
         let modes = inner.term.modes();
-        if !modes.alternate_screen {
+        let program = mouse::program_modes(&inner).filter(|_| !ev.shift_key());
+        if program.is_none() && (!modes.alternate_screen || modes.mouse_reporting()) {
             return;
         }
         ev.prevent_default();
-        if modes.mouse_reporting {
-            return;
-        }
         let rows = f64::from(inner.term.size().rows);
         let Some(dom) = inner.dom.as_mut() else {
             return;
@@ -327,18 +337,21 @@ fn on_wheel(shared: &Shared, ev: &WheelEvent) {
         dom.wheel_rest += delta_rows;
         let whole = dom.wheel_rest.trunc();
         dom.wheel_rest -= whole;
-        let count = whole.abs().min(rows) as usize;
-        if count == 0 {
+        let steps = whole.max(-rows).min(rows) as i32;
+        if steps == 0 {
             return;
         }
-        let key = if whole < 0.0 {
-            Key::ArrowUp
-        } else {
-            Key::ArrowDown
-        };
-        keys::encode(Chord::plain(key), &modes).repeat(count)
+        (steps, program)
     };
-    send_input(shared, &bytes);
+    match to_program {
+        Some(modes) => mouse::report_wheel(shared, ev, steps, &modes),
+        None => {
+            let Ok(modes) = shared.try_borrow().map(|i| i.term.modes()) else { return };
+            let key = if steps < 0 { Key::ArrowUp } else { Key::ArrowDown };
+            let bytes = keys::encode(Chord::plain(key), &modes).repeat(steps.unsigned_abs() as usize);
+            send_input(shared, &bytes);
+        }
+    }
 }
 
 /// Copies the selection row by row: the selected part of each `.wterm-row` as its DOM text

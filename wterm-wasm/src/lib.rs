@@ -8,6 +8,7 @@
 //! - `view`: the elements a terminal adds to the page, cell measurement, per-frame rendering
 //!   and scroll syncing; `render`: rows and cursor from styled runs, changed rows only.
 //! - `input`: keyboard, text, IME, paste, wheel and focus listeners.
+//! - `mouse`: mouse reporting to programs that track the mouse.
 //! - `webmcp`: the four WebMCP tools, registered once per page for all terminals with WebMCP
 //!   on; `limits`: every limit of the tools.
 //! - `dom`: self-removing listeners and timers, the stylesheet, element helpers.
@@ -23,6 +24,7 @@ mod dom;
 mod input;
 mod js;
 mod limits;
+mod mouse;
 mod render;
 mod term;
 mod view;

@@ -111,6 +111,11 @@ impl Renderer {
         }
     }
 
+    /// Where the rows are in the page, in client px (mouse reports map a point to a cell).
+    pub(crate) fn rows_rect(&self) -> web_sys::DomRect {
+        self.rows_el.get_bounding_client_rect()
+    }
+
     /// Sets which [`GROUPED_SCRIPTS`] are drawn in runs; every row is redrawn when it changes.
     pub(crate) fn set_grouped(&mut self, grouped: [bool; GROUPED_SCRIPTS.len()]) {
         if grouped != self.grouped {

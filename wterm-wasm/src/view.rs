@@ -21,6 +21,7 @@ use wterm_core::{Size, Terminal};
 
 use crate::dom::{element, inject_style, set_var, Listener};
 use crate::js::{px, scroll_top_f64};
+use crate::mouse::MouseDrag;
 use crate::render::{Renderer, GROUPED_SCRIPTS};
 
 /// Cell width used until a measurement succeeds (the host is hidden or detached), in CSS px.
@@ -65,6 +66,8 @@ pub(crate) struct Dom {
     pub(crate) sync_scroll: bool,
     /// Wheel movement not yet turned into whole rows, in rows (alternate screen).
     pub(crate) wheel_rest: f64,
+    /// The mouse drag being reported to the program, if any.
+    pub(crate) mouse: MouseDrag,
     /// The pending `requestAnimationFrame` id; at most one at a time.
     frame: Option<i32>,
     /// The frame callback, made once at start-up and kept for the terminal's lifetime.
@@ -126,6 +129,7 @@ impl Dom {
             size: None,
             sync_scroll: true,
             wheel_rest: 0.0,
+            mouse: MouseDrag::default(),
             frame: None,
             on_frame: None,
             resize_observer: None,
@@ -247,6 +251,11 @@ impl Dom {
             // a screen of new CJK text costs 3 to 5 times the callback that wrote it.
             let _ = self.root.offset_width();
         }
+    }
+
+    /// Where the rows are in the page, in client px.
+    pub(crate) fn rows_rect(&self) -> web_sys::DomRect {
+        self.renderer.rows_rect()
     }
 
     /// The view offset the scrollbar shows: rows between its position and the bottom.

@@ -1,0 +1,94 @@
+// Programs that track the mouse get the page's clicks, drags and wheel (xterm mouse reporting),
+// and focus reports; real bash and vim through the relay.
+import { test, expect, type Page } from "@playwright/test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startRelay, screenText, waitForPrompt, type Relay } from "./relay";
+
+let relay: Relay;
+test.beforeAll(async () => { relay = await startRelay(); });
+test.afterAll(async () => { await relay?.stop(); });
+
+/** The centre of a screen cell (0-based), in page px. */
+async function cellPoint(page: Page, col: number, row: number): Promise<{ x: number; y: number }> {
+  return page.evaluate(([c, r]) => {
+    const rows = document.querySelector(".wterm-rows")!.getBoundingClientRect();
+    const style = getComputedStyle(document.querySelector(".wterm")!);
+    const w = parseFloat(style.getPropertyValue("--wterm-cell-w"));
+    const h = parseFloat(style.getPropertyValue("--wterm-cell-h"));
+    return { x: rows.left + (c + 0.5) * w, y: rows.top + (r + 0.5) * h };
+  }, [col, row]);
+}
+
+/** The cursor's cell as drawn: (column, view row). */
+async function cursorCell(page: Page): Promise<[number, number]> {
+  return page.evaluate(() => {
+    const style = getComputedStyle(document.querySelector(".wterm-screen")!);
+    return [parseInt(style.getPropertyValue("--cx")), parseInt(style.getPropertyValue("--cy"))] as [number, number];
+  });
+}
+
+test("a program tracking the mouse gets press, drag, release and wheel in SGR; Shift+click stays the page's", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  // Each `read -d` ends at a report's final byte: M for press, motion and wheel, m for release.
+  await page.keyboard.type(
+    "stty -echo; printf '\\e[?1002;1006h'; echo armed; " +
+    "IFS= read -rs -d M -t 10 a; IFS= read -rs -d M -t 5 m; IFS= read -rs -d m -t 5 r; IFS= read -rs -d M -t 5 w; " +
+    "printf '\\e[?1002;1006l'; stty echo; echo \"mouse:${a#*<}:${m#*<}:${r#*<}:${w#*<}:\"\n");
+  await expect.poll(() => screenText(page)).toContain("\narmed");
+  // Shift+click is left to the page (selection): nothing reaches the program.
+  const shifted = await cellPoint(page, 10, 1);
+  await page.keyboard.down("Shift");
+  await page.mouse.click(shifted.x, shifted.y);
+  await page.keyboard.up("Shift");
+  const from = await cellPoint(page, 4, 2);
+  const to = await cellPoint(page, 6, 3);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(to.x, to.y);
+  await page.mouse.up();
+  // One row's worth of wheel: one step.
+  const rowPx = (await cellPoint(page, 0, 1)).y - (await cellPoint(page, 0, 0)).y;
+  await page.mouse.wheel(0, rowPx * 1.2);
+  await expect.poll(() => screenText(page)).toMatch(/\nmouse:[^\n]*:\n/);
+  // 1-based cells; 32 = motion with the left button held; 65 = wheel down.
+  expect(await screenText(page)).toContain("\nmouse:0;5;3:32;7;4:0;7;4:65;7;4:\n");
+});
+
+test("vim with mouse=a moves its cursor where the page is clicked, and the wheel scrolls it", async ({ page }) => {
+  const file = join(relay.home, "clicked.txt");
+  const lines = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`);
+  writeFileSync(file, lines.join("\n") + "\n");
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type(`vim -u NONE -N -c 'set mouse=a' ${file}\n`);
+  await expect.poll(() => screenText(page)).toContain("line 3");
+  // vim turns on mouse tracking as it starts; give it a moment before the first click.
+  await page.waitForTimeout(500);
+  const at = await cellPoint(page, 5, 2);
+  await page.mouse.click(at.x, at.y);
+  await expect.poll(() => cursorCell(page)).toEqual([5, 2]);
+  // Insert where it was clicked: the click moved vim's own cursor, not only the drawn one.
+  await page.keyboard.type("ix");
+  await page.keyboard.press("Escape");
+  // Wheel steps down: vim scrolls its window (3 lines a step by default).
+  expect((await screenText(page)).split("\n")[0]).toBe("line 1");
+  await page.mouse.wheel(0, 60);
+  await expect.poll(async () => (await screenText(page)).split("\n")[0]).not.toBe("line 1");
+  await page.keyboard.type(":wq\n");
+  await waitForPrompt(page);
+  await expect.poll(() => readFileSync(file, "utf8").split("\n")[2]).toBe("line x3");
+});
+
+test("a program that asked for focus reports gets CSI O on blur and CSI I on focus", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type(
+    "stty -echo; printf '\\e[?1004h'; echo armed; IFS= read -rs -d O -t 10 a; IFS= read -rs -d I -t 10 b; " +
+    "printf '\\e[?1004l'; stty echo; echo \"focus:${a//$'\\e'/E}:${b//$'\\e'/E}:\"\n");
+  await expect.poll(() => screenText(page)).toContain("\narmed");
+  await page.evaluate(() => (document.activeElement as HTMLElement).blur());
+  await page.locator(".wterm-input").focus();
+  await expect.poll(() => screenText(page)).toContain("\nfocus:E[:E[:\n");
+});
