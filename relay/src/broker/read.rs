@@ -343,6 +343,10 @@ pub struct ReadAnswer {
     pub attrs_truncated: bool,
     /// Milliseconds since the window's last output.
     pub idle_ms: u64,
+    /// (ext) The window's process has ended: this is its last screen, and a wait that was not
+    /// met ended with it (`matched:false` then does not mean a timeout). Absent while it runs.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exited: bool,
 }
 
 /// Everything a read needs, taken under one lock.
@@ -355,9 +359,12 @@ struct Snapshot {
     app_cursor: bool,
     last_output: Instant,
     attrs: Option<(Vec<AttrRun>, bool)>,
+    /// Taken before the screen: the screen of an ended window is its last.
+    exited: bool,
 }
 
 fn snapshot(session: &Session, args: &ReadArgs) -> Snapshot {
+    let exited = session.has_ended();
     session.inspect(|l: &mut Locked<'_>| {
         let modes = l.terminal.modes();
         let scrollback = args.scrollback && !modes.alternate_screen;
@@ -380,6 +387,7 @@ fn snapshot(session: &Session, args: &ReadArgs) -> Snapshot {
             app_cursor: modes.application_cursor,
             last_output: l.last_output,
             attrs,
+            exited,
         }
     })
 }
@@ -440,7 +448,7 @@ pub async fn read(session: &Session, args: &ReadArgs) -> ReadAnswer {
         if met {
             break (snap, Some(true));
         }
-        if now >= deadline || session.has_ended() {
+        if now >= deadline || snap.exited {
             break (snap, Some(false));
         }
         let wake = idle_at.map_or(deadline, |at| at.min(deadline));
@@ -504,6 +512,7 @@ fn answer(
         attr_runs,
         attrs_truncated,
         idle_ms: u64::try_from(snap.last_output.elapsed().as_millis()).unwrap_or(u64::MAX),
+        exited: snap.exited,
     }
 }
 

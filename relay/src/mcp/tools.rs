@@ -50,8 +50,9 @@ pub struct ReadArgs {
     pub wait_absent: Option<bool>,
     /// Wait until the screen has not changed for this many milliseconds.
     pub wait_for_idle: Option<u64>,
-    /// The longest wait in milliseconds, 0..15000; a wait that times out answers the current
-    /// screen with matched:false.
+    /// The longest wait in milliseconds, 0..15000 (more is cut to 15000); a wait that times out
+    /// answers the current screen with matched:false, and one ended by the window's process
+    /// exiting answers its last screen with matched:false and exited:true.
     pub timeout_ms: Option<u64>,
 }
 

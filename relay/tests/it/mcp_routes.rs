@@ -137,6 +137,29 @@ async fn read_answers_every_field_and_the_hashes_are_blake2b() {
     );
 }
 
+/// Newcomer report: a window that ended during a wait answered `matched:false` like a timeout,
+/// so an agent could not tell a dead shell from a slow one. `exited:true` (ext) says so.
+#[tokio::test]
+async fn a_wait_ended_by_the_process_exiting_says_exited() {
+    let relay = Relay::start().await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let id = relay.ready_session(&mcp).await;
+    let waiter = {
+        let mcp = mcp.clone();
+        tokio::spawn(async move {
+            mcp.read(json!({"id": id, "wait_for_text": "never-there", "timeout_ms": 15000}))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let t0 = Instant::now();
+    mcp.type_text(id, "echo bye-$((1+1)); exit\r").await;
+    let a = waiter.await.unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert_eq!((a["matched"].clone(), a["exited"].clone()), (json!(false), json!(true)), "{a}");
+    assert!(a["text"].as_str().unwrap().contains("\nbye-2"), "the last screen: {a}");
+}
+
 #[tokio::test]
 async fn waits_for_text_regex_absence_change_idle_and_time_out() {
     let relay = Relay::start().await;
@@ -207,6 +230,7 @@ async fn waits_for_text_regex_absence_change_idle_and_time_out() {
         .await;
     let took = t0.elapsed();
     assert_eq!(a["matched"], false);
+    assert_eq!(a.get("exited"), None, "a live window's timeout says nothing of an exit");
     assert!(
         took >= Duration::from_millis(300) && took < Duration::from_secs(3),
         "{took:?}"
