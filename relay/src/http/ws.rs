@@ -15,7 +15,9 @@
 //! then live output as binary frames in order; `{"type":"title","data"}` when the title changes;
 //! `{"type":"resized",..}` after another page resized the session (or to the resizing page itself
 //! when its size was clamped); `{"type":"exit","code"}` then
-//! close 1000 when the process exits; `{"type":"error","reason"}` for a message not understood.
+//! close 1000 when the process exits; `{"type":"error","reason","detail"}` for a message not
+//! understood. A message over the size limit closes with 1009, a text frame that is not UTF-8
+//! with 1007, a frame that breaks the protocol (unmasked) with 1002.
 //! A page that falls [`CLIENT_QUEUE_BYTES`](crate::limits::CLIENT_QUEUE_BYTES) behind gets
 //! `resized` and a binary frame starting with CAN + RIS (`18 1b 63`) followed by a fresh snapshot
 //! instead of the output it missed.
@@ -57,6 +59,16 @@ pub const CLOSE_NORMAL: u16 = 1000;
 
 /// Close code: a page sent a message over [`MAX_WS_MESSAGE_BYTES`].
 pub const CLOSE_TOO_BIG: u16 = 1009;
+
+/// Close code: a text frame that is not UTF-8 (RFC 6455 §7.4.1, "inconsistent data").
+pub const CLOSE_INVALID_DATA: u16 = 1007;
+
+/// Close code: a frame that breaks the websocket protocol (RFC 6455 §7.4.1).
+pub const CLOSE_PROTOCOL_ERROR: u16 = 1002;
+
+/// `detail` of the `bad_message` error frame: the text messages a page may send.
+pub const BAD_MESSAGE_DETAIL: &str = "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N} \
+     or {\"type\":\"ack\",\"bytes\":N}; input goes in binary frames";
 
 /// Which session a socket wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,6 +195,7 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target) {
                 tracing::error!(error = %e, "session for a websocket not created");
                 let err = ToPage::Error {
                     reason: refusal.code(),
+                    detail: None,
                 }
                 .to_json();
                 let _ = socket.send(Message::Text(err.into())).await;
@@ -285,6 +298,7 @@ where
                 Err(_) => queue.push_text(
                     ToPage::Error {
                         reason: "bad_message",
+                        detail: Some(BAD_MESSAGE_DETAIL),
                     }
                     .to_json(),
                 ),
@@ -293,18 +307,23 @@ where
             Ok(Message::Ping(_) | Message::Pong(_)) => {}
             Err(e) => {
                 tracing::debug!(session = session.id(), error = %e, "websocket read failed");
-                return is_too_big(e).then_some((CLOSE_TOO_BIG, "too_big"));
+                return close_for(e);
             }
         }
     }
     None
 }
 
-fn is_too_big(e: axum::Error) -> bool {
-    matches!(
-        e.into_inner().downcast_ref::<tungstenite::Error>(),
-        Some(tungstenite::Error::Capacity(_))
-    )
+/// The close a read error calls for (RFC 6455 §7.4.1): 1009 for a message over the limit, 1007
+/// for a text frame that is not UTF-8, 1002 for a broken frame (an unmasked client frame, a bad
+/// opcode). `None` when the connection itself failed: there is nobody to tell.
+fn close_for(e: axum::Error) -> Option<(u16, &'static str)> {
+    match e.into_inner().downcast_ref::<tungstenite::Error>()? {
+        tungstenite::Error::Capacity(_) => Some((CLOSE_TOO_BIG, "too_big")),
+        tungstenite::Error::Utf8(_) => Some((CLOSE_INVALID_DATA, "invalid_utf8")),
+        tungstenite::Error::Protocol(_) => Some((CLOSE_PROTOCOL_ERROR, "protocol_error")),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -93,6 +93,9 @@ pub enum ToPage<'a> {
     Error {
         /// A short code, such as `bad_message`.
         reason: &'a str,
+        /// (ext) What was wrong and what is accepted, when there is more to say than the code.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<&'a str>,
     },
 }
 

@@ -125,7 +125,9 @@ async fn resize_reaches_the_pty_and_the_other_pages() {
     a.send_json(json!({"type": "dance"})).await;
     assert_eq!(
         a.wait_text("error").await,
-        json!({"type": "error", "reason": "bad_message"})
+        json!({"type": "error", "reason": "bad_message",
+               "detail": "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N} \
+                          or {\"type\":\"ack\",\"bytes\":N}; input goes in binary frames"})
     );
     b.send_json(json!({"type": "resize", "cols": 80, "rows": 24}))
         .await;
@@ -264,4 +266,58 @@ async fn an_allowed_extra_origin_may_attach() {
     .await
     .unwrap();
     assert_eq!(page.expect_text().await["type"], "session");
+}
+
+/// Sends `frame` (raw bytes, after a hand-made upgrade) on a new session's socket and returns
+/// the close code the relay answers with.
+async fn close_code_after_raw_frame(relay: &Relay, frame: &[u8]) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", relay.port)).await.unwrap();
+    let req = format!(
+        "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+         Sec-WebSocket-Protocol: wterm.v1, bearer.{}\r\n\r\n",
+        relay.port, relay.token
+    );
+    tcp.write_all(req.as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 1];
+    while !buf.ends_with(b"\r\n\r\n") {
+        tcp.read_exact(&mut byte).await.unwrap();
+        buf.push(byte[0]);
+    }
+    assert!(buf.starts_with(b"HTTP/1.1 101"), "{}", String::from_utf8_lossy(&buf));
+    tcp.write_all(frame).await.unwrap();
+    // Server frames are unmasked: skip data frames until the close.
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let mut head = [0u8; 2];
+            tcp.read_exact(&mut head).await.unwrap();
+            let len = match head[1] & 0x7f {
+                126 => u64::from(tcp.read_u16().await.unwrap()),
+                127 => tcp.read_u64().await.unwrap(),
+                n => u64::from(n),
+            };
+            let mut payload = vec![0u8; len as usize];
+            tcp.read_exact(&mut payload).await.unwrap();
+            if head[0] & 0x0f == 0x8 {
+                return u16::from_be_bytes([payload[0], payload[1]]);
+            }
+        }
+    })
+    .await
+    .expect("a close in time")
+}
+
+/// Newcomer report: a text frame that is not UTF-8, or an unmasked client frame, closed with
+/// 1000 as if all were well. RFC 6455 §7.4.1 names 1007 and 1002.
+#[tokio::test]
+async fn broken_frames_close_with_the_rfc_codes() {
+    let relay = Relay::start().await;
+    // FIN + text, masked (zero key), payload 0xff: not UTF-8.
+    let bad_utf8 = [0x81, 0x81, 0, 0, 0, 0, 0xff];
+    assert_eq!(close_code_after_raw_frame(&relay, &bad_utf8).await, 1007);
+    // FIN + binary, not masked.
+    let unmasked = [0x82, 0x01, b'x'];
+    assert_eq!(close_code_after_raw_frame(&relay, &unmasked).await, 1002);
 }
