@@ -113,6 +113,7 @@ for f in react vue svelte; do
   echo "$f binding ($f.js + controller.js + relay.js) gzipped: $(kb $((shared_gz + $(gz "$pkg/$f.js")))) KB"
 done
 core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
-# Budget for the core package, in KB gzipped: 100 until mouse and focus reporting (2.0 KB).
-CORE_BUDGET_KB=102
+# Budget for the core package, in KB gzipped: 100 until mouse and focus reporting (2.0 KB) and
+# the OSC 52 clipboard (1.1 KB).
+CORE_BUDGET_KB=104
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"

@@ -175,6 +175,8 @@ pub(crate) struct Screen {
     pub replies: Vec<u8>,
     pub title_changed: bool,
     pub bell: bool,
+    /// Text the program put on the clipboard (OSC 52) since the last `Effects`.
+    pub clipboard: Option<String>,
     /// A CSI or ESC sequence was dispatched, or an OSC ended by BEL, since `Terminal::feed`
     /// last cleared it: vte is back in ground state (parser bookkeeping, not terminal state).
     pub sequence_ended: bool,
@@ -220,6 +222,7 @@ impl Screen {
             shell: None,
             replies: Vec::new(),
             title_changed: false,
+            clipboard: None,
             bell: false,
             sequence_ended: false,
         }
@@ -948,6 +951,7 @@ impl Screen {
         fresh.history = core::mem::take(&mut self.history);
         fresh.replies = core::mem::take(&mut self.replies);
         fresh.bell = self.bell;
+        fresh.clipboard = self.clipboard.take();
         fresh.sequence_ended = self.sequence_ended;
         fresh.title_changed = self.title_changed || self.title.is_some();
         // Links in history stay resolvable.

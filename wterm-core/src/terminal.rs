@@ -157,6 +157,10 @@ pub struct Effects {
     pub title_changed: bool,
     /// The program rang the bell (BEL).
     pub bell: bool,
+    /// The program set the clipboard to this text (OSC 52, `ESC ] 52 ; c ; BASE64 ST`); the
+    /// last one when it did so several times in one feed. A query (`?`) is never answered:
+    /// output must not read what the user copied.
+    pub clipboard: Option<String>,
 }
 
 /// One row of text as extracted for reading: the row's text with trailing spaces removed, and
@@ -332,6 +336,7 @@ impl Terminal {
             replies: core::mem::take(&mut s.replies),
             title_changed: core::mem::replace(&mut s.title_changed, false),
             bell: core::mem::replace(&mut s.bell, false),
+            clipboard: s.clipboard.take(),
         }
     }
 

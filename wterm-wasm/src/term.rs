@@ -147,6 +147,9 @@ impl Inner {
             let title = JsValue::from_str(self.term.title().unwrap_or(""));
             self.callbacks.title.queue(&mut out, title);
         }
+        if let Some(text) = fx.clipboard {
+            write_clipboard(text);
+        }
         self.schedule_frame();
         out
     }
@@ -413,6 +416,24 @@ fn start(inner: &mut Inner, weak: Weak<RefCell<Inner>>) -> Result<Outbox, JsValu
     inner.lifecycle = Lifecycle::Ready;
     inner.schedule_frame();
     Ok(out)
+}
+
+/// Puts a program's OSC 52 text on the system clipboard (`navigator.clipboard.writeText`). The
+/// browser refuses it when the page is not focused or not a secure context (http on another
+/// host than localhost); that is logged, never thrown.
+fn write_clipboard(text: String) {
+    let Some(window) = web_sys::window() else { return };
+    let clipboard = window.navigator().clipboard();
+    if clipboard.is_undefined() {
+        web_sys::console::warn_1(&"wterm: OSC 52 clipboard write dropped: no clipboard here (not a secure context)".into());
+        return;
+    }
+    let write = clipboard.write_text(&text);
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Err(e) = JsFuture::from(write).await {
+            web_sys::console::warn_2(&"wterm: the browser refused the OSC 52 clipboard write:".into(), &e);
+        }
+    });
 }
 
 /// Focuses the hidden input without scrolling the page.

@@ -521,3 +521,28 @@ fn printable_ascii_runs_end_at_the_first_other_byte() {
     assert_eq!(crate::vt::printable_ascii_len(b"ab\x00\x7f\xffcdefgh"), 2);
     assert_eq!(crate::vt::printable_ascii_len(b"abcdefg\x1f"), 7);
 }
+
+#[test]
+fn osc52_sets_the_clipboard_through_effects_once() {
+    let mut t = term(3, 10);
+    // "hello wterm" in base64, BEL- and ST-terminated, split across feeds.
+    let fx = t.feed(b"\x1b]52;c;aGVsbG8g");
+    assert_eq!(fx.clipboard, None);
+    let fx = t.feed(b"d3Rlcm0=\x07x");
+    assert_eq!(fx.clipboard.as_deref(), Some("hello wterm"));
+    assert_eq!(t.feed(b"y").clipboard, None, "reported once");
+    assert_eq!(t.feed(b"\x1b]52;c;aGk=\x1b\\").clipboard.as_deref(), Some("hi"));
+    // A query gets no reply.
+    let fx = t.feed(b"\x1b]52;c;?\x07");
+    assert_eq!((fx.clipboard, fx.replies.is_empty()), (None, true));
+    // The screen is untouched by the sequences.
+    assert_eq!(t.screen_text(), "xy");
+    // The longest payload the parser keeps whole is written; one byte more is dropped.
+    let room = crate::limits::MAX_OSC_BYTES - "52;c;".len() - 1;
+    let text = "a".repeat(room / 4 * 3);
+    let enc = "YWFh".repeat(room / 4);
+    let fx = t.feed(format!("\x1b]52;c;{enc}\x07").as_bytes());
+    assert_eq!(fx.clipboard.as_deref(), Some(text.as_str()));
+    let fx = t.feed(format!("\x1b]52;c;{enc}YWFh\x07").as_bytes());
+    assert_eq!(fx.clipboard, None);
+}

@@ -208,6 +208,11 @@ impl Perform for Screen {
                 let uri = osc::rest(&params[1..]);
                 self.set_link(&uri);
             }
+            Some(&b"52") => {
+                if let Some(text) = osc::decode_osc52(params) {
+                    self.clipboard = Some(text);
+                }
+            }
             Some(&b"133") => osc::apply_osc133(params, &mut self.shell),
             Some(&n) if n == osc::OSC_WRAP_MARK => self.mark_wrapped(),
             _ => {}

@@ -1,5 +1,5 @@
 // Programs that track the mouse get the page's clicks, drags and wheel (xterm mouse reporting),
-// and focus reports; real bash and vim through the relay.
+// focus reports, and the clipboard (OSC 52 writes); real bash and vim through the relay.
 import { test, expect, type Page } from "@playwright/test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -91,4 +91,17 @@ test("a program that asked for focus reports gets CSI O on blur and CSI I on foc
   await page.evaluate(() => (document.activeElement as HTMLElement).blur());
   await page.locator(".wterm-input").focus();
   await expect.poll(() => screenText(page)).toContain("\nfocus:E[:E[:\n");
+});
+
+test("a program's OSC 52 write lands on the clipboard; a query gets no answer", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.evaluate(() => navigator.clipboard.writeText("before"));
+  await page.keyboard.type("printf '\\e]52;c;%s\\a' \"$(printf 'copied from bash: é' | base64)\"; echo sent\n");
+  await expect.poll(() => screenText(page)).toContain("\nsent");
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("copied from bash: é");
+  // Reading the clipboard back is refused: no reply reaches the program (read times out).
+  await page.keyboard.type("stty -echo; printf '\\e]52;c;?\\a'; IFS= read -rs -t 1 -d $'\\a' r; stty echo; echo \"reply:${#r}:\"\n");
+  await expect.poll(() => screenText(page)).toContain("\nreply:0:");
 });
