@@ -81,6 +81,27 @@ test("vim with mouse=a moves its cursor where the page is clicked, and the wheel
   await expect.poll(() => readFileSync(file, "utf8").split("\n")[2]).toBe("line x3");
 });
 
+test("without mouse tracking the wheel scrolls history, and sends arrows on the alternate screen", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type("seq 1 300\n");
+  await waitForPrompt(page);
+  const screen = await cellPoint(page, 5, 5);
+  await page.mouse.move(screen.x, screen.y);
+  // Main screen: the page scrolls its history; nothing goes to the shell.
+  await page.mouse.wheel(0, -600);
+  await expect.poll(async () => (await screenText(page)).includes("\n300\n")).toBe(false);
+  await page.mouse.wheel(0, 5000);
+  await expect.poll(async () => (await screenText(page)).split("\n").pop()).toBe("$");
+  // Alternate screen (less without --mouse): the wheel is cursor keys, so less scrolls.
+  await page.keyboard.type("seq 1 300 | less\n");
+  await expect.poll(async () => (await screenText(page)).split("\n")[0]).toBe("1");
+  await page.mouse.wheel(0, 200);
+  await expect.poll(async () => Number((await screenText(page)).split("\n")[0])).toBeGreaterThan(5);
+  await page.keyboard.type("q");
+  await waitForPrompt(page);
+});
+
 test("a program that asked for focus reports gets CSI O on blur and CSI I on focus", async ({ page }) => {
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);
