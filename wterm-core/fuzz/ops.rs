@@ -649,6 +649,10 @@ fn apply(t: &mut Terminal, reference: &mut Terminal, op: &Op) {
             got.replies.extend_from_slice(&second.replies);
             got.title_changed |= second.title_changed;
             got.bell |= second.bell;
+            // The last clipboard write of the two feeds, as one feed reports it.
+            if second.clipboard.is_some() {
+                got.clipboard = second.clipboard;
+            }
             assert_eq!(got, reference.feed_unbatched(&bytes), "effects differ from the unbatched reference");
         }
         Op::Resize(rows, cols) => {

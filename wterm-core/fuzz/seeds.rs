@@ -77,6 +77,7 @@ pub fn seeds() -> Vec<(&'static str, Script)> {
                 feed(frags(&[F::Title, F::Cwd, F::PromptMark, F::DoneMark])),
                 feed(vec![P::Frag(F::Osc), P::Num(0), P::Frag(F::Semi), P::Char('t'), P::Frag(F::St)]),
                 feed(vec![P::Frag(F::Osc), P::Num(52), P::Frag(F::Semi), P::Char('c'), P::Frag(F::Semi), P::Char('?'), P::Frag(F::Bel)]),
+                feed(vec![P::Frag(F::Osc), P::Num(52), P::Frag(F::Semi), P::Char('c'), P::Frag(F::Semi), P::Char('a'), P::Char('G'), P::Char('k'), P::Char('='), P::Frag(F::Bel)]),
                 feed(vec![P::Frag(F::Osc8Bit), P::Num(2), P::Frag(F::Semi), P::Char('\u{9c}'), P::Byte(0x9c)]),
                 feed(vec![P::Frag(F::Osc), P::Num(7), P::Frag(F::Semi), P::Char('%'), P::Frag(F::Esc)]),
                 feed(vec![P::Char('c'), P::Frag(F::Dcs), P::Char('q'), P::Frag(F::St)]),
