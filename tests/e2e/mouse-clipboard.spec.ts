@@ -126,3 +126,10 @@ test("a program's OSC 52 write lands on the clipboard; a query gets no answer", 
   await page.keyboard.type("stty -echo; printf '\\e]52;c;?\\a'; IFS= read -rs -t 1 -d $'\\a' r; stty echo; echo \"reply:${#r}:\"\n");
   await expect.poll(() => screenText(page)).toContain("\nreply:0:");
 });
+
+test("OSC 11 asks for the background: through the relay, the default theme's color", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type("stty -echo; printf '\\e]11;?\\a'; IFS= read -rs -t 5 -d $'\\a' r; stty echo; echo \"bg:${r#*;}:\"\n");
+  await expect.poll(() => screenText(page)).toContain("\nbg:rgb:1e1e/1e1e/1e1e:");
+});

@@ -9,7 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use crate::grid::{Cell, CellStyle, Clusters, HistoryRow, Row, WIDE, WIDE_CONT};
 use crate::limits::{KITTY_STACK_DEPTH, MAX_LINKS, MAX_LINK_URI_BYTES, MAX_TITLE_BYTES};
 use crate::modes::{CursorShape, CursorStyle, MouseEncoding, MouseTracking};
-use crate::terminal::{LinkId, ShellIntegration, Size};
+use crate::terminal::{DynamicColors, LinkId, ShellIntegration, Size};
 use crate::unicode;
 
 /// A character set designated into G0–G3 (`ESC ( F` and friends).
@@ -171,6 +171,8 @@ pub(crate) struct Screen {
     pub last_char: Option<(u32, u8)>,
     pub title: Option<String>,
     pub cwd: Option<String>,
+    /// What OSC 10/11/12 queries are answered with; set by the adapter, kept by RIS.
+    pub dynamic_colors: DynamicColors,
     pub shell: Option<ShellIntegration>,
     pub replies: Vec<u8>,
     pub title_changed: bool,
@@ -219,6 +221,7 @@ impl Screen {
             last_char: None,
             title: None,
             cwd: None,
+            dynamic_colors: DynamicColors::DEFAULT,
             shell: None,
             replies: Vec::new(),
             title_changed: false,
@@ -952,6 +955,7 @@ impl Screen {
         fresh.replies = core::mem::take(&mut self.replies);
         fresh.bell = self.bell;
         fresh.clipboard = self.clipboard.take();
+        fresh.dynamic_colors = self.dynamic_colors;
         fresh.sequence_ended = self.sequence_ended;
         fresh.title_changed = self.title_changed || self.title.is_some();
         // Links in history stay resolvable.

@@ -68,6 +68,37 @@ pub enum Color {
     Rgb(u8, u8, u8),
 }
 
+/// The colors a program may ask for with OSC 10, 11 and 12 (xterm's "dynamic colors":
+/// default foreground, default background, cursor), each as `[red, green, blue]`. The adapter
+/// that draws sets them from its theme ([`Terminal::set_dynamic_colors`]); a program asks with
+/// `OSC 11 ; ? ST` (to pick a dark or light scheme) and gets `OSC 11 ; rgb:RRRR/GGGG/BBBB ST`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DynamicColors {
+    /// OSC 10: the default foreground.
+    pub foreground: [u8; 3],
+    /// OSC 11: the default background.
+    pub background: [u8; 3],
+    /// OSC 12: the cursor.
+    pub cursor: [u8; 3],
+}
+
+impl DynamicColors {
+    /// The page's default theme (`--wterm-fg` #d4d4d4 on `--wterm-bg` #1e1e1e, a cursor in the
+    /// foreground color); what the relay answers, since it draws nothing itself.
+    pub const DEFAULT: DynamicColors = DynamicColors {
+        foreground: [0xd4, 0xd4, 0xd4],
+        background: [0x1e, 0x1e, 0x1e],
+        cursor: [0xd4, 0xd4, 0xd4],
+    };
+}
+
+impl Default for DynamicColors {
+    /// [`DynamicColors::DEFAULT`].
+    fn default() -> Self {
+        DynamicColors::DEFAULT
+    }
+}
+
 /// The drawing style of a cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Style {
@@ -218,10 +249,12 @@ impl Terminal {
     }
 
     /// Forgets everything (screen, history, modes, title, kitty flags) and starts blank at the
-    /// same size and scrollback capacity, as a freshly made terminal. Used before replaying a
-    /// snapshot into a terminal that already shows something.
+    /// same size, scrollback capacity and dynamic colors (the adapter's theme), as a freshly made
+    /// terminal. Used before replaying a snapshot into a terminal that already shows something.
     pub fn reset(&mut self) {
+        let colors = self.dynamic_colors();
         *self = Terminal::new(self.size(), self.scrollback_capacity());
+        self.set_dynamic_colors(colors);
     }
 
     /// Parses program output. Any chunking works: a UTF-8 character or an escape sequence split
@@ -396,6 +429,17 @@ impl Terminal {
     /// The URI of an OSC 8 hyperlink seen in a cell's [`Style::link`].
     pub fn link_uri(&self, id: LinkId) -> Option<&str> {
         self.screen.link_uri(id)
+    }
+
+    /// Sets the colors OSC 10/11/12 queries are answered with (the theme the adapter draws).
+    /// They are configuration, not program state: a reset (RIS, [`Terminal::reset`]) keeps them.
+    pub fn set_dynamic_colors(&mut self, colors: DynamicColors) {
+        self.screen.dynamic_colors = colors;
+    }
+
+    /// The colors OSC 10/11/12 queries are answered with.
+    pub fn dynamic_colors(&self) -> DynamicColors {
+        self.screen.dynamic_colors
     }
 
     /// The window title the program set with OSC 0 or 2, if any.

@@ -172,6 +172,9 @@ impl Inner {
     pub(crate) fn fit(&mut self, out: &mut Outbox) {
         let Some(dom) = self.dom.as_mut() else { return };
         dom.measure();
+        if let Some(colors) = dom.theme_colors() {
+            self.term.set_dynamic_colors(colors);
+        }
         if let Some(size) = dom.fitted_size() {
             self.resize_to(size, out);
         }
@@ -403,6 +406,9 @@ fn start(inner: &mut Inner, weak: Weak<RefCell<Inner>>) -> Result<Outbox, JsValu
     }
 
     dom.measure();
+    if let Some(colors) = dom.theme_colors() {
+        inner.term.set_dynamic_colors(colors);
+    }
     let mut out = Outbox::default();
     if inner.requested.0.is_none() || inner.requested.1.is_none() {
         if let Some(fitted) = inner.dom.as_ref().and_then(Dom::fitted_size) {

@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlTextAreaElement, ResizeObserver};
 use wterm_core::limits::{MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS};
-use wterm_core::{Size, Terminal};
+use wterm_core::{DynamicColors, Size, Terminal};
 
 use crate::dom::{element, inject_style, set_var, Listener};
 use crate::js::{px, scroll_top_f64};
@@ -253,6 +253,17 @@ impl Dom {
         }
     }
 
+    /// The theme as drawn, for OSC 10/11/12 replies: the computed `color` and
+    /// `background-color` of the terminal element (so a page's own `--wterm-fg`/`--wterm-bg`
+    /// count), the cursor in the foreground color. `None` when the browser gives a color that
+    /// is not `rgb(R, G, B)` / `rgba(R, G, B, A)` with whole components.
+    pub(crate) fn theme_colors(&self) -> Option<DynamicColors> {
+        let style = web_sys::window()?.get_computed_style(&self.root).ok()??;
+        let fg = css_rgb(&style.get_property_value("color").ok()?)?;
+        let bg = css_rgb(&style.get_property_value("background-color").ok()?)?;
+        Some(DynamicColors { foreground: fg, background: bg, cursor: fg })
+    }
+
     /// Where the rows are in the page, in client px.
     pub(crate) fn rows_rect(&self) -> web_sys::DomRect {
         self.renderer.rows_rect()
@@ -263,6 +274,16 @@ impl Dom {
         let rows_from_top = (scroll_top_f64(&self.viewport) / self.cell.h).round();
         self.history.saturating_sub(rows_from_top.max(0.0) as usize)
     }
+}
+
+/// `rgb(R, G, B)` or `rgba(R, G, B, A)` (a computed color) to its components.
+fn css_rgb(css: &str) -> Option<[u8; 3]> {
+    let inner = css
+        .strip_prefix("rgba(")
+        .or_else(|| css.strip_prefix("rgb("))?
+        .strip_suffix(')')?;
+    let mut parts = inner.split(',').map(|p| p.trim().parse::<u8>().ok());
+    Some([parts.next()??, parts.next()??, parts.next()??])
 }
 
 impl Drop for Dom {

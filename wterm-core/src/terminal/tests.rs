@@ -546,3 +546,32 @@ fn osc52_sets_the_clipboard_through_effects_once() {
     let fx = t.feed(format!("\x1b]52;c;{enc}YWFh\x07").as_bytes());
     assert_eq!(fx.clipboard, None);
 }
+
+#[test]
+fn osc_10_11_12_queries_answer_the_dynamic_colors_as_they_were_asked() {
+    let mut t = term(3, 10);
+    let fx = t.feed(b"\x1b]11;?\x07");
+    assert_eq!(fx.replies, b"\x1b]11;rgb:1e1e/1e1e/1e1e\x07");
+    t.set_dynamic_colors(crate::DynamicColors {
+        foreground: [0, 0x80, 0xff],
+        background: [0xff, 0xff, 0xff],
+        cursor: [1, 2, 3],
+    });
+    // ST-terminated queries get ST; further parameters are the next colors.
+    let fx = t.feed(b"\x1b]10;?;?;?\x1b\\");
+    assert_eq!(
+        String::from_utf8(fx.replies).unwrap(),
+        "\x1b]10;rgb:0000/8080/ffff\x1b\\\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b]12;rgb:0101/0202/0303\x1b\\"
+    );
+    let fx = t.feed(b"\x1b]12;?;?\x07");
+    assert_eq!(fx.replies, b"\x1b]12;rgb:0101/0202/0303\x07", "nothing past 12");
+    // Setting is ignored; a set then a query in one sequence answers the query only.
+    let fx = t.feed(b"\x1b]10;#000000;?\x07");
+    assert_eq!(fx.replies, b"\x1b]11;rgb:ffff/ffff/ffff\x07");
+    // RIS keeps them: they are the adapter's theme, not program state.
+    t.feed(b"\x1bc");
+    assert_eq!(t.dynamic_colors().background, [0xff, 0xff, 0xff]);
+    assert_eq!(t.screen_text(), "");
+    t.reset();
+    assert_eq!(t.dynamic_colors().background, [0xff, 0xff, 0xff]);
+}

@@ -208,6 +208,7 @@ impl Perform for Screen {
                 let uri = osc::rest(&params[1..]);
                 self.set_link(&uri);
             }
+            Some(&n @ (b"10" | b"11" | b"12")) => self.query_dynamic_colors(n, &params[1..], bell_terminated),
             Some(&b"52") => {
                 if let Some(text) = osc::decode_osc52(params) {
                     self.clipboard = Some(text);
@@ -221,6 +222,37 @@ impl Perform for Screen {
 }
 
 impl Screen {
+    /// OSC 10/11/12 with `?`: answers the color, `OSC n ; rgb:RRRR/GGGG/BBBB`, ended as the
+    /// query was (BEL or ST). As in xterm, each further parameter is the next color (`OSC 10 ;
+    /// ? ; ?` asks for 10 and 11). Setting a color (a value instead of `?`) is not supported and
+    /// ignored: the theme belongs to the page.
+    fn query_dynamic_colors(&mut self, first: &[u8], params: &[&[u8]], bell_terminated: bool) {
+        let c = self.dynamic_colors;
+        let first = first[1] - b'0';
+        for (i, p) in params.iter().enumerate() {
+            let n = usize::from(first) + i;
+            if n > 2 {
+                break;
+            }
+            if *p != b"?" {
+                continue;
+            }
+            // By hand, not `format!("{:02x}")`: the padded hex formatting cost the wasm 1 KB.
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let out = &mut self.replies;
+            out.extend_from_slice(&[0x1b, b']', b'1', b'0' + n as u8, b';']);
+            out.extend_from_slice(b"rgb:");
+            for (k, v) in [c.foreground, c.background, c.cursor][n].into_iter().enumerate() {
+                if k > 0 {
+                    out.push(b'/');
+                }
+                let pair = [HEX[usize::from(v >> 4)], HEX[usize::from(v & 15)]];
+                out.extend_from_slice(&[pair[0], pair[1], pair[0], pair[1]]);
+            }
+            out.extend_from_slice(if bell_terminated { b"\x07" } else { b"\x1b\\" });
+        }
+    }
+
     /// CPR (`CSI row ; col R`) or, for DECXCPR, `CSI ? row ; col R`; 1-based, and relative to
     /// the scroll region under DECOM.
     fn report_cursor(&mut self, private: bool) {
