@@ -48,12 +48,99 @@ test("a program tracking the mouse gets press, drag, release and wheel in SGR; S
   await page.mouse.down();
   await page.mouse.move(to.x, to.y);
   await page.mouse.up();
-  // One row's worth of wheel: one step.
-  const rowPx = (await cellPoint(page, 0, 1)).y - (await cellPoint(page, 0, 0)).y;
-  await page.mouse.wheel(0, rowPx * 1.2);
+  // One notch of a mouse wheel (100 px, about 6 rows) is one report, as in xterm.js: several
+  // would scroll vim 3 lines each (newcomer report: 6 reports a notch).
+  await page.mouse.wheel(0, 100);
   await expect.poll(() => screenText(page)).toMatch(/\nmouse:[^\n]*:\n/);
   // 1-based cells; 32 = motion with the left button held; 65 = wheel down.
   expect(await screenText(page)).toContain("\nmouse:0;5;3:32;7;4:0;7;4:65;7;4:\n");
+  // Nothing more came: an extra report would reach the prompt as typed text.
+  await page.waitForTimeout(300);
+  expect((await screenText(page)).trimEnd().split("\n").pop()).toBe("$");
+});
+
+test("two buttons held: each release is reported", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type(
+    "stty -echo; printf '\\e[?1000;1006h'; echo armed; " +
+    "IFS= read -rs -d M -t 10 a; IFS= read -rs -d M -t 5 b; IFS= read -rs -d m -t 5 c; IFS= read -rs -d m -t 5 d; " +
+    "printf '\\e[?1000;1006l'; stty echo; echo \"mouse:${a#*<}:${b#*<}:${c#*<}:${d#*<}:\"\n");
+  await expect.poll(() => screenText(page)).toContain("\narmed");
+  const at = await cellPoint(page, 2, 1);
+  await page.mouse.move(at.x, at.y);
+  await page.mouse.down({ button: "left" });
+  await page.mouse.down({ button: "right" });
+  await page.mouse.up({ button: "left" });
+  await page.mouse.up({ button: "right" });
+  await expect.poll(() => screenText(page)).toContain("\nmouse:0;3;2:2;3;2:0;3;2:2;3;2:\n");
+});
+
+test("a drag selects text, and typing afterwards still reaches the shell", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type("echo select-me-please\n");
+  await waitForPrompt(page);
+  const from = await cellPoint(page, 0, 1);
+  const to = await cellPoint(page, 10, 1);
+  await page.mouse.move(Math.round(from.x - 3), Math.round(from.y));
+  await page.mouse.down();
+  await page.mouse.move(Math.round(to.x), Math.round(to.y), { steps: 4 });
+  await page.mouse.up();
+  expect(await page.evaluate(() => String(getSelection()))).toContain("select-me");
+  // Newcomer report: the drag left the keyboard nowhere (focus on the body), so keys were lost.
+  await page.keyboard.type("echo typed-$((20+1))\n");
+  await expect.poll(() => screenText(page)).toContain("\ntyped-21");
+});
+
+test("Shift+drag selects text while a program tracks the mouse", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type("echo select-me-please; printf '\\e[?1002;1006h'\n");
+  await waitForPrompt(page);
+  const from = await cellPoint(page, 0, 1);
+  const to = await cellPoint(page, 10, 1);
+  await page.keyboard.down("Shift");
+  await page.mouse.move(Math.round(from.x - 3), Math.round(from.y));
+  await page.mouse.down();
+  await page.mouse.move(Math.round(to.x), Math.round(to.y), { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up("Shift");
+  expect(await page.evaluate(() => String(getSelection()))).toContain("select-me");
+  await page.keyboard.type("printf '\\e[?1002;1006l'; echo after-$((2*3))\n");
+  await expect.poll(() => screenText(page)).toContain("\nafter-6");
+  expect(await screenText(page)).not.toContain("[<");
+});
+
+test("a click in the terminal sends no focus reports: focus never left it", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type(
+    "stty -echo; printf '\\e[?1004h'; echo armed; IFS= read -rs -t 2 -n 1 r; " +
+    "printf '\\e[?1004l'; stty echo; echo \"got:${#r}:\"\n");
+  await expect.poll(() => screenText(page)).toContain("\narmed");
+  const at = await cellPoint(page, 3, 0);
+  await page.mouse.click(Math.round(at.x), Math.round(at.y));
+  await expect.poll(() => screenText(page)).toContain("\ngot:0:");
+});
+
+test("Shift+wheel scrolls history while a program tracks the mouse on the main screen", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type("seq 1 300; printf '\\e[?1000;1006h'\n");
+  await waitForPrompt(page);
+  const at = await cellPoint(page, 5, 5);
+  await page.mouse.move(at.x, at.y);
+  await page.keyboard.down("Shift");
+  await page.mouse.wheel(0, -600);
+  await page.keyboard.up("Shift");
+  await expect.poll(async () => (await screenText(page)).includes("\n300\n")).toBe(false);
+  // Scrolled back, the mouse is the page's: the wheel scrolls back down, nothing is reported.
+  await page.mouse.wheel(0, 5000);
+  await expect.poll(async () => (await screenText(page)).split("\n").pop()).toBe("$");
+  await page.keyboard.type("printf '\\e[?1000;1006l'; echo done-$((4+4))\n");
+  await expect.poll(() => screenText(page)).toContain("\ndone-8");
+  expect(await screenText(page)).not.toContain("[<");
 });
 
 test("vim with mouse=a moves its cursor where the page is clicked, and the wheel scrolls it", async ({ page }) => {

@@ -39,6 +39,7 @@ const STYLE_CSS: &str = concat!(
     "background:var(--wterm-bg);color:var(--wterm-fg);",
     "font-family:var(--wterm-font-family),var(--wterm-font-fallback);",
     "font-size:var(--wterm-font-size);font-variant-ligatures:none;font-kerning:none;cursor:text}",
+    ".wterm:focus{outline:none}",
     ".wterm-viewport{position:relative;overflow-x:hidden;overflow-y:auto;",
     "scrollbar-gutter:stable;scrollbar-width:thin;",
     "scrollbar-color:rgba(128,128,128,.5) transparent;",

@@ -23,12 +23,13 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{
-    ClipboardEvent, CompositionEvent, Event, HtmlTextAreaElement, InputEvent, KeyboardEvent,
-    MouseEvent, WheelEvent,
+    ClipboardEvent, CompositionEvent, Event, EventTarget, FocusEvent, HtmlTextAreaElement,
+    InputEvent, KeyboardEvent, MouseEvent, Node, WheelEvent,
 };
 use wterm_core::keys::{self, Chord, Key, Mods};
 
 use crate::dom::Listener;
+use crate::js::scroll_top_f64;
 use crate::mouse;
 use crate::term::{focus_element, send_input, Inner, Shared};
 use crate::view::Dom;
@@ -92,10 +93,19 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
         }
     })?);
 
-    for (kind, focused) in [("focus", true), ("blur", false)] {
+    // Focus is the terminal's while its input or the terminal element itself has it (a click
+    // on the screen focuses the element, so that a drag can select text); moving between the
+    // two is no change, and sends no focus report (newcomer report: every click sent CSI O then
+    // CSI I to programs using mode 1004).
+    for (kind, focused) in [("focusin", true), ("focusout", false)] {
         let w = weak.clone();
         let r = root.clone();
-        listeners.push(Listener::new(&ta, kind, true, move |_e: Event| {
+        listeners.push(Listener::new(&root, kind, true, move |e: Event| {
+            let e: &FocusEvent = e.unchecked_ref();
+            let other = e.related_target().and_then(|t| t.dyn_into::<Node>().ok());
+            if other.is_some() && r.contains(other.as_ref()) {
+                return;
+            }
             if let Some(s) = w.upgrade() {
                 let report = match s.try_borrow_mut() {
                     Ok(mut inner) => {
@@ -118,6 +128,23 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
             });
         })?);
     }
+
+    // A key typed while the terminal element (not its input) has focus, as after selecting
+    // text: the input takes focus, so the key's text lands there, and the key is handled here.
+    let w = weak.clone();
+    let t = ta.clone();
+    listeners.push(Listener::new(&root, "keydown", false, move |e: Event| {
+        let from_input = e
+            .target()
+            .is_some_and(|target| &target == t.unchecked_ref::<EventTarget>());
+        if from_input {
+            return;
+        }
+        focus_element(&t);
+        if let Some(s) = w.upgrade() {
+            on_keydown(&s, e.unchecked_ref());
+        }
+    })?);
 
     // A click that selected nothing focuses the input; a drag that selected text leaves the
     // selection alone so it can be copied.
@@ -201,6 +228,7 @@ fn latin_key(code: &str, shift: bool) -> Option<char> {
     })
 }
 
+#[inline(never)] // called from two listeners; one copy in the wasm
 fn on_keydown(shared: &Shared, ev: &KeyboardEvent) {
     if ev.is_composing() || ev.key_code() == IME_KEY_CODE {
         return;
@@ -310,41 +338,55 @@ fn on_scroll(shared: &Shared) {
     }
 }
 
-/// When the program tracks the mouse, the wheel goes to it as button 4/5 presses. Otherwise, on
-/// the main screen the wheel scrolls history natively; on the alternate screen (which has no
-/// history) it sends cursor up/down, one per row scrolled, as xterm's `alternateScroll` does,
-/// so `less` and `man` scroll.
+/// When the program tracks the mouse, the wheel goes to it as button 4/5 presses, one per wheel
+/// event (a notch; a touchpad's movement once it adds up to a row), as xterm.js does; Shift+wheel
+/// then scrolls the history instead. Otherwise, on the main screen the wheel scrolls history
+/// natively; on the alternate screen (which has no history) it sends cursor up/down, one per row
+/// scrolled, as xterm's `alternateScroll` does, so `less` and `man` scroll.
 fn on_wheel(shared: &Shared, ev: &WheelEvent) {
     let (steps, to_program) = {
         let Ok(mut inner) = shared.try_borrow_mut() else {
             return;
         };
         let modes = inner.term.modes();
-        let program = mouse::program_modes(&inner).filter(|_| !ev.shift_key());
-        if program.is_none() && (!modes.alternate_screen || modes.mouse_reporting()) {
-            return;
-        }
-        ev.prevent_default();
+        let owned = mouse::program_modes(&inner);
         let rows = f64::from(inner.term.size().rows);
         let Some(dom) = inner.dom.as_mut() else {
             return;
         };
-        let delta_rows = match ev.delta_mode() {
-            WheelEvent::DOM_DELTA_LINE => ev.delta_y(),
-            WheelEvent::DOM_DELTA_PAGE => ev.delta_y() * rows,
-            _ => ev.delta_y() / dom.cell.h,
+        let unit = match ev.delta_mode() {
+            WheelEvent::DOM_DELTA_LINE => dom.cell.h,
+            WheelEvent::DOM_DELTA_PAGE => dom.cell.h * rows,
+            _ => 1.0,
         };
-        dom.wheel_rest += delta_rows;
+        if owned.is_some() && ev.shift_key() {
+            if !modes.alternate_screen {
+                // Browsers turn Shift+wheel into a horizontal scroll, which the viewport has not.
+                ev.prevent_default();
+                let delta = if ev.delta_y() != 0.0 { ev.delta_y() } else { ev.delta_x() };
+                let top = scroll_top_f64(&dom.viewport) + delta * unit;
+                dom.viewport.set_scroll_top(top.round() as i32);
+            }
+            return;
+        }
+        if owned.is_none() && (!modes.alternate_screen || modes.mouse_reporting()) {
+            return;
+        }
+        ev.prevent_default();
+        dom.wheel_rest += ev.delta_y() * unit / dom.cell.h;
         let whole = dom.wheel_rest.trunc();
         dom.wheel_rest -= whole;
         let steps = whole.max(-rows).min(rows) as i32;
         if steps == 0 {
             return;
         }
-        (steps, program)
+        if owned.is_some() {
+            dom.wheel_rest = 0.0;
+        }
+        (steps, owned)
     };
     match to_program {
-        Some(modes) => mouse::report_wheel(shared, ev, steps, &modes),
+        Some(modes) => mouse::report_wheel(shared, ev, steps < 0, &modes),
         None => {
             let Ok(modes) = shared.try_borrow().map(|i| i.term.modes()) else { return };
             let key = if steps < 0 { Key::ArrowUp } else { Key::ArrowDown };

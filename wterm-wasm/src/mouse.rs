@@ -9,8 +9,14 @@
 //! - Without an `onData` listener (local echo) nothing is reported: there is no program.
 //! - `onData` is a string, so a report that is not UTF-8 (the X10 encoding past column or row
 //!   95) is dropped; programs that need more use SGR (`CSI ? 1006 h`), as vim and tmux do.
+//!   A release that cannot be encoded there is sent at column/row 95 instead, so the program
+//!   never believes a button is still held.
 //! - A drag that leaves the terminal keeps reporting, clamped to the screen's edge, until the
-//!   button comes up: motion and release are listened to on the document.
+//!   buttons come up: motion and release are listened to on the document. Motion without a
+//!   button counts only over the terminal's own elements (not over a page's overlay on it).
+//! - Each button is tracked: with two held, both releases are reported.
+//! - One wheel event (a notch, or a touchpad's movement worth a row) is one report, as in
+//!   xterm.js; Shift+wheel scrolls the page's history instead.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -21,12 +27,34 @@ use wterm_core::Modes;
 use crate::dom::Listener;
 use crate::term::{focus_element, send_input, Inner, Shared};
 
-/// The drag in progress: the button held and the cell last reported.
+/// The drag in progress: the buttons held (bit 0 left, 1 middle, 2 right) and the cell last
+/// reported.
 #[derive(Debug, Default)]
 pub(crate) struct MouseDrag {
-    held: Option<MouseButton>,
+    held: u8,
     last_cell: Option<(u16, u16)>,
 }
+
+impl MouseDrag {
+    fn bit(b: MouseButton) -> u8 {
+        match b {
+            MouseButton::Left => 1,
+            MouseButton::Middle => 2,
+            _ => 4,
+        }
+    }
+
+    /// The button a motion report names: the first held, `None` when none is.
+    fn dragging(&self) -> Option<MouseButton> {
+        [MouseButton::Left, MouseButton::Middle, MouseButton::Right]
+            .into_iter()
+            .find(|&b| self.held & Self::bit(b) != 0)
+    }
+}
+
+/// Last coordinate (0-based) the X10 encoding carries as a byte under 128, which `onData`'s
+/// string can hold: 95 (1-based) + 32 = 127.
+const X10_STRING_MAX: u16 = 94;
 
 /// `MouseEvent.button` to a button that can be reported (back/forward are not).
 fn dom_button(button: i16) -> Option<MouseButton> {
@@ -75,8 +103,17 @@ fn cell_at(inner: &Inner, x: f64, y: f64, clamp: bool) -> Option<(u16, u16)> {
 
 /// Sends a report unless the modes do not ask for it or it is not UTF-8.
 fn report(shared: &Shared, action: MouseAction, cell: (u16, u16), ev: &MouseEvent, modes: &Modes) {
-    let r = Report { action, col: cell.0, row: cell.1, mods: mods(ev) };
-    if let Some(bytes) = encode_mouse(r, modes).filter(|b| std::str::from_utf8(b).is_ok()) {
+    let mut r = Report { action, col: cell.0, row: cell.1, mods: mods(ev) };
+    let mut bytes = encode_mouse(r, modes);
+    if bytes.as_ref().is_some_and(|b| std::str::from_utf8(b).is_err()) {
+        bytes = None;
+        if matches!(action, MouseAction::Release(_)) {
+            r.col = r.col.min(X10_STRING_MAX);
+            r.row = r.row.min(X10_STRING_MAX);
+            bytes = encode_mouse(r, modes);
+        }
+    }
+    if let Some(bytes) = bytes {
         send_input(shared, &bytes);
     }
 }
@@ -140,6 +177,11 @@ fn on_context_menu(shared: &Shared, ev: &MouseEvent) {
 
 fn on_press(shared: &Shared, ev: &MouseEvent, textarea: &HtmlElement) {
     if ev.shift_key() {
+        // Shift+mousedown extends the current selection, which sits in the focused input: it
+        // is dropped so the press starts a new one on the screen.
+        if let Some(sel) = web_sys::window().and_then(|w| w.get_selection().ok().flatten()) {
+            let _ = sel.remove_all_ranges();
+        }
         return;
     }
     let (modes, cell, button) = {
@@ -150,7 +192,8 @@ fn on_press(shared: &Shared, ev: &MouseEvent, textarea: &HtmlElement) {
             return; // the scrollbar, or padding past the last cell
         };
         if let Some(dom) = inner.dom.as_mut() {
-            dom.mouse = MouseDrag { held: Some(button), last_cell: Some(cell) };
+            dom.mouse.held |= MouseDrag::bit(button);
+            dom.mouse.last_cell = Some(cell);
         }
         (modes, cell, button)
     };
@@ -164,8 +207,16 @@ fn on_move(shared: &Shared, ev: &MouseEvent) {
     let (modes, cell, held) = {
         let Ok(mut inner) = shared.try_borrow_mut() else { return };
         let Some(modes) = program_modes(&inner) else { return };
-        let held = inner.dom.as_ref().and_then(|d| d.mouse.held);
-        // Motion without a button counts only over the screen; a drag is clamped to it.
+        let Some(dom) = inner.dom.as_ref() else { return };
+        let held = dom.mouse.dragging();
+        // Motion without a button counts only over the terminal's own elements; a drag
+        // anywhere, clamped to the screen.
+        if held.is_none() {
+            let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+            if !dom.root.contains(target.as_ref()) {
+                return;
+            }
+        }
         let (x, y) = (ev.client_x().into(), ev.client_y().into());
         let Some(cell) = cell_at(&inner, x, y, held.is_some()) else { return };
         let Some(dom) = inner.dom.as_mut() else { return };
@@ -181,18 +232,16 @@ fn on_move(shared: &Shared, ev: &MouseEvent) {
 fn on_release(shared: &Shared, ev: &MouseEvent) {
     let (modes, cell, button) = {
         let Ok(mut inner) = shared.try_borrow_mut() else { return };
-        let button = dom_button(ev.button());
-        let held = inner.dom.as_ref().and_then(|d| d.mouse.held);
-        if button.is_none() || held != button {
-            return;
+        let Some(button) = dom_button(ev.button()) else { return };
+        let bit = MouseDrag::bit(button);
+        match inner.dom.as_mut() {
+            Some(dom) if dom.mouse.held & bit != 0 => dom.mouse.held &= !bit,
+            _ => return,
         }
         let (x, y) = (ev.client_x().into(), ev.client_y().into());
         let cell = cell_at(&inner, x, y, true);
-        if let Some(dom) = inner.dom.as_mut() {
-            dom.mouse.held = None;
-        }
         // Tracking turned off mid-drag: the press was reported, the release is not wanted.
-        let (Some(modes), Some(cell), Some(button)) = (program_modes(&inner), cell, button) else {
+        let (Some(modes), Some(cell)) = (program_modes(&inner), cell) else {
             return;
         };
         (modes, cell, button)
@@ -200,16 +249,13 @@ fn on_release(shared: &Shared, ev: &MouseEvent) {
     report(shared, MouseAction::Release(button), cell, ev, &modes);
 }
 
-/// Wheel steps over the screen as button 4/5 presses, one per row the wheel moved (`steps`,
-/// negative up), at the pointer's cell.
-pub(crate) fn report_wheel(shared: &Shared, ev: &MouseEvent, steps: i32, modes: &Modes) {
+/// One wheel step over the screen, a button 4 (`up`) or 5 press at the pointer's cell.
+pub(crate) fn report_wheel(shared: &Shared, ev: &MouseEvent, up: bool, modes: &Modes) {
     let cell = {
         let Ok(inner) = shared.try_borrow() else { return };
         cell_at(&inner, ev.client_x().into(), ev.client_y().into(), true)
     };
     let Some(cell) = cell else { return };
-    let button = if steps < 0 { MouseButton::WheelUp } else { MouseButton::WheelDown };
-    for _ in 0..steps.unsigned_abs() {
-        report(shared, MouseAction::Press(button), cell, ev, modes);
-    }
+    let button = if up { MouseButton::WheelUp } else { MouseButton::WheelDown };
+    report(shared, MouseAction::Press(button), cell, ev, modes);
 }

@@ -85,6 +85,8 @@ impl Dom {
         let doc = host.owner_document().ok_or("element has no document")?;
         inject_style(&doc)?;
         let root = element(&doc, "div", "wterm")?;
+        // Focusable, so a click on the screen keeps focus in the terminal (input.rs).
+        root.set_attribute("tabindex", "-1")?;
         let viewport = element(&doc, "div", "wterm-viewport")?;
         let screen = element(&doc, "div", "wterm-screen")?;
         let rows = element(&doc, "div", "wterm-rows")?;
@@ -276,14 +278,41 @@ impl Dom {
     }
 }
 
-/// `rgb(R, G, B)` or `rgba(R, G, B, A)` (a computed color) to its components.
+/// `rgb(R, G, B)` or `rgba(R, G, B, A)` (a computed color) to its components; `None` for any
+/// other form or a fractional component. Bytes by hand: `trim`/`parse` cost the wasm 2 KB.
 fn css_rgb(css: &str) -> Option<[u8; 3]> {
-    let inner = css
-        .strip_prefix("rgba(")
-        .or_else(|| css.strip_prefix("rgb("))?
-        .strip_suffix(')')?;
-    let mut parts = inner.split(',').map(|p| p.trim().parse::<u8>().ok());
-    Some([parts.next()??, parts.next()??, parts.next()??])
+    let body = css.strip_prefix("rgb")?;
+    let (mut out, mut n, mut cur) = ([0u8; 3], 0, None::<u16>);
+    for &b in body.as_bytes() {
+        if b.is_ascii_digit() {
+            let v = cur.unwrap_or(0) * 10 + u16::from(b - b'0');
+            cur = Some(v.min(256));
+        } else if b == b'.' && n < 3 {
+            return None;
+        } else if let Some(v) = cur.take() {
+            if n == 3 {
+                break;
+            }
+            out[n] = u8::try_from(v).ok()?;
+            n += 1;
+        }
+    }
+    (n == 3).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::css_rgb;
+
+    #[test]
+    fn computed_colors_parse() {
+        assert_eq!(css_rgb("rgb(30, 30, 30)"), Some([30, 30, 30]));
+        assert_eq!(css_rgb("rgba(255, 0, 7, 0.5)"), Some([255, 0, 7]));
+        assert_eq!(css_rgb("rgb(1.5, 2, 3)"), None);
+        assert_eq!(css_rgb("rgb(256, 2, 3)"), None);
+        assert_eq!(css_rgb("rgb(1, 2)"), None);
+        assert_eq!(css_rgb("color(srgb 0.1 0.2 0.3)"), None);
+    }
 }
 
 impl Drop for Dom {
