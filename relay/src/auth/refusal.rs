@@ -149,7 +149,10 @@ impl Refusal {
         use Refusal::*;
         match self {
             BadRequest(d) | TooLarge(d) | BadKeys(d) | BadRegex(d) => Some(d),
-            BadJson => Some("the body must be one JSON object, e.g. {\"id\":1}"),
+            BadJson => Some(
+                "the body must be one JSON object, e.g. {\"id\":1}, of valid JSON \
+                 (a string may not hold a lone surrogate such as \\ud800)",
+            ),
             BadDims => Some("cols and rows must be integers in 1..1000"),
             BadId => Some("id must be a window id: a non-negative integer, e.g. 3"),
             BadData => Some("data must be a string: the text to send"),

@@ -158,6 +158,12 @@ impl ReadArgs {
         if waits.iter().filter(|w| **w).count() > 1 {
             return Err(Refusal::ConflictingWait);
         }
+        if absent && text.is_none() && re.is_none() {
+            // It inverts a text or regex wait; alone it would be silently ignored.
+            return Err(Refusal::BadRequest(
+                "wait_absent: accepted only with wait_for_text or wait_for_regex".into(),
+            ));
+        }
         args.wait = if let Some(h) = change {
             Some(Wait::Change(h.to_ascii_lowercase()))
         } else if let Some(t) = text {
@@ -578,6 +584,8 @@ mod tests {
             json!({"attrs": 1}),
             json!({"wait_for_text": 5}),
             json!({"wait_absent": "yes"}),
+            json!({"wait_absent": true}),
+            json!({"wait_absent": true, "wait_for_idle": 100}),
         ] {
             assert!(
                 matches!(args(bad.clone()), Err(Refusal::BadRequest(_))),

@@ -218,20 +218,41 @@ where
     Si: Sink<Message> + Unpin,
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
-    let writer = write_loop(&mut sink, session, queue);
-    let reader = read_loop(&mut stream, session, queue);
-    tokio::pin!(writer, reader);
-    tokio::select! {
-        () = &mut writer => {
-            // Our close frame is out (or the socket broke): wait, bounded, for the page's.
-            let _ = tokio::time::timeout(CLOSE_HANDSHAKE, reader).await;
+    let ending = {
+        let writer = write_loop(&mut sink, session, queue);
+        let reader = read_loop(&mut stream, session, queue);
+        tokio::pin!(writer, reader);
+        tokio::select! {
+            () = &mut writer => {
+                // Our close frame is out (or the socket broke): wait, bounded, for the page's.
+                let _ = tokio::time::timeout(CLOSE_HANDSHAKE, reader).await;
+                return;
+            }
+            ending = &mut reader => ending,
         }
-        ending = &mut reader => {
-            let (code, reason) = ending.unwrap_or((CLOSE_NORMAL, ""));
+    };
+    match ending {
+        // The websocket library queued the answering close when it read the page's; closing
+        // the sink sends it (sending a close of our own after theirs is refused).
+        PageEnd::Closed => {
+            let _ = tokio::time::timeout(CLOSE_HANDSHAKE, sink.close()).await;
+        }
+        PageEnd::Broke(code, reason) => {
             queue.close(code, reason);
-            let _ = tokio::time::timeout(CLOSE_HANDSHAKE, writer).await;
+            let _ = tokio::time::timeout(CLOSE_HANDSHAKE, write_loop(&mut sink, session, queue)).await;
         }
+        PageEnd::Gone => {}
     }
+}
+
+/// How a page's side of the socket ended.
+enum PageEnd {
+    /// It sent a close frame.
+    Closed,
+    /// It broke the protocol: close with this code and reason.
+    Broke(u16, &'static str),
+    /// The connection ended without a close.
+    Gone,
 }
 
 async fn write_loop<Si>(sink: &mut Si, session: &Session, queue: &ClientQueue)
@@ -274,13 +295,12 @@ fn side(n: u64) -> u16 {
     u16::try_from(n).unwrap_or(u16::MAX)
 }
 
-/// Reads the page's messages until it closes. Returns the close to send when the page broke
-/// the protocol, `None` when it simply went away.
+/// Reads the page's messages until it closes, breaks the protocol or goes away.
 async fn read_loop<St>(
     stream: &mut St,
     session: &Session,
     queue: &ClientQueue,
-) -> Option<(u16, &'static str)>
+) -> PageEnd
 where
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
@@ -303,15 +323,15 @@ where
                     .to_json(),
                 ),
             },
-            Ok(Message::Close(_)) => return None,
+            Ok(Message::Close(_)) => return PageEnd::Closed,
             Ok(Message::Ping(_) | Message::Pong(_)) => {}
             Err(e) => {
                 tracing::debug!(session = session.id(), error = %e, "websocket read failed");
-                return close_for(e);
+                return close_for(e).map_or(PageEnd::Gone, |(code, reason)| PageEnd::Broke(code, reason));
             }
         }
     }
-    None
+    PageEnd::Gone
 }
 
 /// The close a read error calls for (RFC 6455 §7.4.1): 1009 for a message over the limit, 1007

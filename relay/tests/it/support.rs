@@ -473,6 +473,30 @@ impl Page {
             .unwrap();
     }
 
+    /// Sends a close 1000 and returns what came back before the stream ended: the relay's
+    /// answering close frame (RFC 6455 §5.5.1), or `None`.
+    pub async fn close_and_get_reply(mut self) -> Option<u16> {
+        self.ws
+            .close(Some(tungstenite::protocol::CloseFrame {
+                code: CloseCode::Normal,
+                reason: "".into(),
+            }))
+            .await
+            .unwrap();
+        let mut reply = None;
+        let _ = tokio::time::timeout(WAIT, async {
+            while let Some(msg) = self.ws.next().await {
+                match msg {
+                    Ok(Message::Close(f)) => reply = f.map(|f| u16::from(f.code)),
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        })
+        .await;
+        reply
+    }
+
     pub async fn close(mut self) {
         let _ = self
             .ws

@@ -321,3 +321,13 @@ async fn broken_frames_close_with_the_rfc_codes() {
     let unmasked = [0x82, 0x01, b'x'];
     assert_eq!(close_code_after_raw_frame(&relay, &unmasked).await, 1002);
 }
+
+/// Newcomer report: a page's close got no close back, so a browser saw an unclean close (1006).
+#[tokio::test]
+async fn a_page_closing_gets_the_close_answered() {
+    let relay = Relay::start().await;
+    let id = relay.new_session().await;
+    let mut page = relay.attach(Some(id)).await;
+    page.expect_attach().await;
+    assert_eq!(page.close_and_get_reply().await, Some(1000));
+}
