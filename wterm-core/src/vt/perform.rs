@@ -237,7 +237,7 @@ impl Screen {
             if *p != b"?" {
                 continue;
             }
-            // By hand, not `format!("{:02x}")`: the padded hex formatting cost the wasm 1 KB.
+            // `rgb:RRRR/GGGG/BBBB`: each 8-bit component twice, as xterm scales it to 16 bits.
             const HEX: &[u8; 16] = b"0123456789abcdef";
             let out = &mut self.replies;
             out.extend_from_slice(&[0x1b, b']', b'1', b'0' + n as u8, b';']);
