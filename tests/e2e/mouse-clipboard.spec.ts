@@ -93,6 +93,53 @@ test("a drag selects text, and typing afterwards still reaches the shell", async
   await expect.poll(() => screenText(page)).toContain("\ntyped-21");
 });
 
+/** Drags across `cols` cells of view row `row`, from just left of the first cell. */
+async function dragRow(page: Page, row: number, cols: number): Promise<void> {
+  const from = await cellPoint(page, 0, row);
+  const to = await cellPoint(page, cols, row);
+  await page.mouse.move(Math.round(from.x - 3), Math.round(from.y));
+  await page.mouse.down();
+  await page.mouse.move(Math.round(to.x), Math.round(to.y), { steps: 4 });
+  await page.mouse.up();
+}
+
+test("Ctrl+Shift+C copies the selection; pressing a modifier alone keeps it", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type("echo hello copy world\n");
+  await waitForPrompt(page);
+  await page.evaluate(() => navigator.clipboard.writeText("before"));
+  await dragRow(page, 1, 10);
+  // Newcomer report: Control alone moved focus to the input and cleared the selection.
+  await page.keyboard.press("Control+Shift+C");
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("hello copy");
+  expect(await screenText(page)).not.toContain("^C");
+  await page.keyboard.type("echo still-$((3+3))\n");
+  await expect.poll(() => screenText(page)).toContain("\nstill-6");
+});
+
+test("text that comes without a keydown after selecting, and a paste, reach the shell", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.keyboard.type("echo pick-me\n");
+  await waitForPrompt(page);
+  await dragRow(page, 1, 7);
+  // An emoji picker or dictation inserts text with no keydown first.
+  await page.keyboard.insertText("echo inserted-");
+  await page.keyboard.type("$((5+5))\n");
+  await expect.poll(() => screenText(page)).toContain("\ninserted-10");
+  await dragRow(page, 1, 7);
+  await page.evaluate(() => {
+    const data = new DataTransfer();
+    data.setData("text/plain", "echo pasted-$((6+6))");
+    document.activeElement!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  });
+  await page.keyboard.press("Enter");
+  await expect.poll(() => screenText(page)).toContain("\npasted-12");
+});
+
 test("Shift+drag selects text while a program tracks the mouse", async ({ page }) => {
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);

@@ -47,7 +47,9 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
     let w = weak.clone();
     listeners.push(Listener::new(&ta, "keydown", false, move |e: Event| {
         if let Some(s) = w.upgrade() {
-            on_keydown(&s, e.unchecked_ref());
+            if !copy_chord(&s, e.unchecked_ref()) {
+                on_keydown(&s, e.unchecked_ref());
+            }
         }
     })?);
 
@@ -129,22 +131,45 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
         })?);
     }
 
-    // A key typed while the terminal element (not its input) has focus, as after selecting
-    // text: the input takes focus, so the key's text lands there, and the key is handled here.
-    let w = weak.clone();
-    let t = ta.clone();
-    listeners.push(Listener::new(&root, "keydown", false, move |e: Event| {
-        let from_input = e
-            .target()
-            .is_some_and(|target| &target == t.unchecked_ref::<EventTarget>());
-        if from_input {
-            return;
-        }
-        focus_element(&t);
-        if let Some(s) = w.upgrade() {
-            on_keydown(&s, e.unchecked_ref());
-        }
-    })?);
+    // Keys and text arriving while the terminal element (not its input) has focus, as after
+    // selecting text: a key that types moves focus to the input, so its text lands there, and
+    // is handled here; modifiers alone and browser chords (copy) leave focus and the selection
+    // alone (newcomer report: Control alone cleared the selection before C arrived). Text with
+    // no keydown (emoji pickers, dictation) and pastes are taken here too.
+    for kind in ["keydown", "beforeinput", "paste"] {
+        let w = weak.clone();
+        let t = ta.clone();
+        listeners.push(Listener::new(&root, kind, false, move |e: Event| {
+            let from_input = e
+                .target()
+                .is_some_and(|target| &target == t.unchecked_ref::<EventTarget>());
+            let Some(s) = w.upgrade() else { return };
+            if from_input {
+                return;
+            }
+            match kind {
+                "keydown" => {
+                    let ev: &KeyboardEvent = e.unchecked_ref();
+                    if !copy_chord(&s, ev) && !is_modifier(&ev.key()) {
+                        focus_element(&t);
+                        on_keydown(&s, ev);
+                    }
+                }
+                "beforeinput" => {
+                    let ev: &InputEvent = e.unchecked_ref();
+                    if let Some(text) = ev.data().filter(|_| ev.input_type() == "insertText") {
+                        e.prevent_default();
+                        focus_element(&t);
+                        send_input(&s, text.as_bytes());
+                    }
+                }
+                _ => {
+                    focus_element(&t);
+                    on_paste(&s, e.unchecked_ref());
+                }
+            }
+        })?);
+    }
 
     // A click that selected nothing focuses the input; a drag that selected text leaves the
     // selection alone so it can be copied.
@@ -195,6 +220,38 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
 
     listeners.extend(crate::mouse::attach(&root, &ta, weak)?);
     Ok(listeners)
+}
+
+/// A key that is only a modifier: pressed alone it types nothing.
+fn is_modifier(key: &str) -> bool {
+    matches!(key, "Shift" | "Control" | "Alt" | "Meta" | "AltGraph" | "CapsLock" | "OS")
+}
+
+/// Ctrl+Shift+C with text selected in the terminal: copies it as the `copy` handler would
+/// (rows joined, trailing blanks trimmed). Chrome has no Ctrl+Shift+C copy of its own (it opens
+/// the inspector), so a terminal page must do it, as terminals on Linux do. Returns whether it
+/// copied; without a selection the key goes on to the program (Ctrl+C's kitty/modifier forms).
+fn copy_chord(shared: &Shared, ev: &KeyboardEvent) -> bool {
+    let chord = ev.ctrl_key() && ev.shift_key() && !ev.alt_key() && !ev.meta_key();
+    if !chord || !ev.key().eq_ignore_ascii_case("c") {
+        return false;
+    }
+    let root = match shared.try_borrow() {
+        Ok(inner) => match inner.dom.as_ref() {
+            Some(dom) => dom.root.clone(),
+            None => return false,
+        },
+        Err(_) => return false,
+    };
+    let wrapped = view_wrapped(shared).unwrap_or_default();
+    match selected_rows_text(&root, &wrapped).filter(|t| !t.is_empty()) {
+        Some(text) => {
+            ev.prevent_default();
+            crate::term::write_clipboard(text);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Chords left to the browser: copy and paste (Ctrl+Shift+C/V, Ctrl/Shift+Insert), and Meta

@@ -424,10 +424,10 @@ fn start(inner: &mut Inner, weak: Weak<RefCell<Inner>>) -> Result<Outbox, JsValu
     Ok(out)
 }
 
-/// Puts a program's OSC 52 text on the system clipboard (`navigator.clipboard.writeText`). The
+/// Puts text (a program's OSC 52, or the selection on Ctrl+Shift+C) on the system clipboard (`navigator.clipboard.writeText`). The
 /// browser refuses it when the page is not focused or not a secure context (http on another
 /// host than localhost); that is logged, never thrown.
-fn write_clipboard(text: String) {
+pub(crate) fn write_clipboard(text: String) {
     let Some(window) = web_sys::window() else { return };
     let clipboard = window.navigator().clipboard();
     if clipboard.is_undefined() {
