@@ -11,6 +11,9 @@ bash scripts/build.sh
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
+echo "== relay layers: no import from a higher layer, no circle (scripts/layers.py)"
+python3 scripts/layers.py --self-test 2>&1 | tee -a "$log"
+python3 scripts/layers.py 2>&1 | tee -a "$log"
 echo "== tmux oracle: the recorded sessions' expected screens still come from tmux"
 python3 scripts/tmux-oracle.py --check 2>&1 | tee -a "$log"
 echo "== cargo test (native: core incl. conformance, differential and fuzz-corpus replays; relay)"

@@ -1,32 +1,30 @@
-//! `wterm-relay`: real PTYs bridged to the wterm page over a websocket.
+//! `wterm-relay`: real PTYs bridged to the wterm page over a websocket, the broker's `/mcp/*`
+//! routes and an MCP server over the same sessions.
 //!
-//! - [`config`]: the command line, the environment and the state directory resolved into a
-//!   [`config::Config`] (including the page token, an [`auth::Secret`]);
-//! - [`session`]: a child on a PTY, the relay's own `wterm_core::Terminal` of its screen, and
-//!   the bounded queues towards attached pages; [`session::registry::Registry`] holds them by id;
-//! - [`http`]: [`http::router`] merges the page-token routes (`/info`, `/sessions`,
-//!   `/mcp/config`, `/session/mcp`), the `/mcp/*` data routes, the websocket (`/ws`) and the
-//!   static page and wasm package;
-//! - [`broker`]: MCP access to the sessions (the `/mcp/*` routes' state and service functions:
-//!   settings and tokens, window scope/mode/owner and their file, reads and waits, launches);
-//! - [`mcp`]: the MCP server: the tool set, the relay's own `/mcp` endpoint, and
-//!   `wterm-relay mcp` on stdio fronting relays over HTTP;
-//! - [`profiles`]: the named commands `/mcp/launch` may start;
-//! - [`auth`]: [`auth::Secret`], [`auth::Refusal`] (every error status and code) and the MCP
-//!   refusal ladder ([`auth::ladder`]);
-//! - [`limits`]: every limit, with its unit and what happens at it.
+//! Four layers, bottom up; a module imports only from its own layer and those below, never in
+//! a circle (`scripts/layers.py` checks it, and draws the picture in the README):
+//!
+//! - ground, [`ground`]: limits, refusals ([`ground::Refusal`]), secrets ([`ground::Secret`]),
+//!   request fields, the resolved [`ground::config::Config`], programs and launch profiles;
+//! - sessions, [`session`]: a child on a PTY, the relay's own `wterm_core::Terminal` of its
+//!   screen, and the bounded queues towards attached pages; [`session::registry::Registry`]
+//!   holds them by id. Nothing of HTTP or MCP;
+//! - broker, [`broker`]: windows (the sessions), modes, scopes, owners, settings, and the one
+//!   list of operations ([`broker::ops::Op`]), each with its request type and handler;
+//! - fronts: [`guard`] (the refusal ladder, credential and origin checks), [`http`] (the page
+//!   realm, the websocket, the `/mcp/*` routes derived from the list), [`mcp`] (the MCP server,
+//!   its tools derived from the list, on `/mcp` and stdio), [`cli`], [`state`].
 //!
 //! [`run`] binds, prints the page URL, serves until the shutdown future resolves, then ends
 //! every session (children are signalled and reaped) within a bounded time.
 #![deny(missing_docs)]
 
-pub mod auth;
 pub mod broker;
-pub mod config;
+pub mod cli;
+pub mod ground;
+pub mod guard;
 pub mod http;
-pub mod limits;
 pub mod mcp;
-pub mod profiles;
 pub mod session;
 pub mod state;
 
@@ -37,8 +35,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use axum::serve::ListenerExt as _;
 use tokio::net::TcpListener;
 
-use crate::config::Config;
-use crate::limits::SHUTDOWN_DRAIN;
+use crate::ground::config::Config;
+use crate::ground::limits::{self, SHUTDOWN_DRAIN};
 use crate::state::AppState;
 
 /// Why the relay stopped with an error.

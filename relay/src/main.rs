@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 use tracing_subscriber::EnvFilter;
-use wterm_relay::config::{Action, Cli, Config};
+use wterm_relay::cli::{Action, Cli};
+use wterm_relay::ground::config::Config;
 use wterm_relay::mcp::cli as mcp_cli;
 
 /// Resolves on Ctrl-C (SIGINT) or SIGTERM.

@@ -1,15 +1,17 @@
-//! [`AppState`]: what every handler shares.
+//! [`AppState`]: what the fronts share. Handlers take the narrow part they use through
+//! axum's `FromRef` (`State<Arc<Broker>>` for the `/mcp/*` routes and the ladder).
 
 use std::ops::Deref;
 use std::sync::Arc;
 
+use axum::extract::FromRef;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::broker::Broker;
-use crate::config::Config;
+use crate::ground::config::Config;
+use crate::ground::program::Program;
 use crate::session::registry::Registry;
-use crate::session::Program;
 
 /// The relay's shared state: a cheap-clone handle over [`Shared`].
 #[derive(Debug, Clone)]
@@ -23,10 +25,10 @@ pub struct Shared {
     /// The port actually bound (differs from `config.port` when that was 0); part of the
     /// relay's own origin, which `/ws` accepts.
     pub port: u16,
-    /// The live sessions.
+    /// The live sessions (the broker's windows are these).
     pub registry: Registry,
-    /// MCP access: settings, window settings on disk, profiles.
-    pub broker: Broker,
+    /// MCP access: settings, window settings on disk, profiles, the operations.
+    pub broker: Arc<Broker>,
     /// The websocket tasks, so shutdown can wait for their goodbyes.
     pub sockets: TaskTracker,
     /// Cancelled on shutdown: ends the MCP endpoint's sessions and open streams.
@@ -37,7 +39,7 @@ impl AppState {
     /// State for a relay bound to `port`; `local_url` is its base URL on loopback.
     pub fn new(config: Config, port: u16, local_url: String) -> Self {
         let registry = Registry::new(Program::shell(&config.shell), Some(&config.state_dir));
-        let broker = Broker::new(&config, local_url);
+        let broker = Arc::new(Broker::new(&config, local_url, registry.clone()));
         AppState(Arc::new(Shared {
             config,
             port,
@@ -54,5 +56,11 @@ impl Deref for AppState {
 
     fn deref(&self) -> &Shared {
         &self.0
+    }
+}
+
+impl FromRef<AppState> for Arc<Broker> {
+    fn from_ref(state: &AppState) -> Arc<Broker> {
+        state.broker.clone()
     }
 }

@@ -6,22 +6,22 @@
 //! re-evaluates its predicate on each change; between changes it sleeps (until its deadline or,
 //! for `wait_for_idle`, until the quiet period would be over). Nothing polls.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use regex::Regex;
+use schemars::JsonSchema;
 use serde::Serialize;
 use tokio::time::Instant;
 use wterm_core::{join_for_search, rows_contain, AttrRun, Color, Frame, ScreenHash, View};
 
-use super::fields::{self, Fields};
-use crate::auth::Refusal;
-use crate::limits::{
-    DEFAULT_READ_LINES, DEFAULT_WAIT_MS, DELTA_MAX_CHANGED_PERCENT, FRAME_CACHE_BYTES,
-    FRAME_CACHE_FRAMES, MAX_ATTR_RUNS, MAX_READ_LINES, MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES,
-    MAX_WAIT_MS,
+use super::window::WindowState;
+use crate::ground::fields::{self, Fields};
+use crate::ground::limits::{
+    DEFAULT_READ_LINES, DEFAULT_WAIT_MS, DELTA_MAX_CHANGED_PERCENT, MAX_ATTR_RUNS, MAX_READ_LINES,
+    MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES, MAX_WAIT_MS,
 };
+use crate::ground::Refusal;
 use crate::session::{Locked, Session, SessionId};
 
 /// What to wait for before answering.
@@ -49,21 +49,48 @@ pub enum Wait {
     Idle(Duration),
 }
 
-/// A parsed `/mcp/read` body (without the `id`).
-#[derive(Debug, Clone)]
+/// A `/mcp/read` request (without the `id`), the `read_screen` tool's arguments: the field docs
+/// are the tool's schema.
+#[derive(Debug, Clone, JsonSchema)]
 pub struct ReadArgs {
-    /// `view:"scrollback"`: prepend up to `lines` history rows.
+    /// "screen" (default) or "scrollback" (history rows before the screen).
+    #[serde(rename = "view")]
+    #[schemars(with = "Option<String>")]
     pub scrollback: bool,
-    /// History rows wanted with `scrollback`, at most [`MAX_READ_LINES`] (more is refused).
+    /// With view "scrollback": how many history rows, 0..10000.
+    #[schemars(with = "Option<u32>")]
     pub lines: usize,
     /// The wait, if any.
+    #[serde(flatten)]
+    #[schemars(with = "WaitFields")]
     pub wait: Option<Wait>,
-    /// How long the wait may take (clamped to [`MAX_WAIT_MS`]).
+    /// The longest wait in milliseconds, 0..15000 (more is cut to 15000); a wait that times out
+    /// answers the current screen with matched:false, and one ended by the window's process
+    /// exiting answers its last screen with matched:false and exited:true.
+    #[serde(rename = "timeout_ms")]
+    #[schemars(with = "Option<u64>")]
     pub timeout: Duration,
-    /// `since`: a `content_hash` answered before, for a delta.
+    /// A content_hash from an earlier read: answer only the rows that changed since then.
     pub since: Option<String>,
-    /// `attrs:true`: add style runs.
+    /// Also return style runs (colours, bold, reverse) of the rows.
+    #[schemars(with = "Option<bool>")]
     pub attrs: bool,
+}
+
+/// The wire fields of [`ReadArgs::wait`] (its schema only; at most one wait is accepted).
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct WaitFields {
+    /// A content_hash: wait until the screen differs from it.
+    wait_for_change: Option<String>,
+    /// Wait until this text is on the screen (at once when it already is).
+    wait_for_text: Option<String>,
+    /// Wait until this regular expression matches the screen.
+    wait_for_regex: Option<String>,
+    /// With wait_for_text or wait_for_regex: wait until it is absent instead.
+    wait_absent: Option<bool>,
+    /// Wait until the screen has not changed for this many milliseconds.
+    wait_for_idle: Option<u64>,
 }
 
 impl Default for ReadArgs {
@@ -197,50 +224,6 @@ fn compile(pattern: &str) -> Result<Regex, Refusal> {
             let first = msg.lines().last().unwrap_or("does not compile").trim();
             Refusal::BadRegex(first.trim_start_matches("error: ").to_owned())
         })
-}
-
-/// The frames a window answered recently, by `content_hash`, for `since` deltas.
-#[derive(Debug, Default)]
-pub struct FrameCache {
-    frames: VecDeque<Arc<Frame>>,
-    bytes: usize,
-}
-
-impl FrameCache {
-    /// Remembers `frame`, forgetting the oldest beyond [`FRAME_CACHE_FRAMES`] or
-    /// [`FRAME_CACHE_BYTES`].
-    pub fn remember(&mut self, frame: Arc<Frame>) {
-        if let Some(i) = self.frames.iter().position(|f| {
-            f.content_hash == frame.content_hash && f.history_lines == frame.history_lines
-        }) {
-            if let Some(old) = self.frames.remove(i) {
-                self.bytes -= old.text.len();
-            }
-        }
-        self.bytes += frame.text.len();
-        self.frames.push_back(frame);
-        while self.frames.len() > FRAME_CACHE_FRAMES || self.bytes > FRAME_CACHE_BYTES {
-            match self.frames.pop_front() {
-                Some(old) => self.bytes -= old.text.len(),
-                None => break,
-            }
-        }
-    }
-
-    /// A remembered frame with this `content_hash` and the same shape as `like` (rows and
-    /// history rows).
-    pub fn find(&self, hash: &str, like: &Frame) -> Option<Arc<Frame>> {
-        let hash = ScreenHash::from_hex(hash)?;
-        self.frames
-            .iter()
-            .rev()
-            .find(|f| {
-                f.content_hash == hash
-                    && f.rows.len() == like.rows.len()
-                    && f.history_lines == like.history_lines
-            })
-            .cloned()
-    }
 }
 
 /// `{row, col}` of the cursor.
@@ -437,7 +420,7 @@ fn evaluate(
 /// Reads `session` per `args`: waits (bounded by `args.timeout`) when asked, answers a delta
 /// when `since` allows, adds style runs when asked. The answered frame is remembered in the
 /// window's frame cache for later `since` reads.
-pub async fn read(session: &Session, args: &ReadArgs) -> ReadAnswer {
+pub async fn read(session: &Session, window: &WindowState, args: &ReadArgs) -> ReadAnswer {
     let deadline = Instant::now() + args.timeout;
     let mut changes = session.subscribe();
     let ended = session.wait_ended();
@@ -464,18 +447,19 @@ pub async fn read(session: &Session, args: &ReadArgs) -> ReadAnswer {
             () = &mut ended => {}
         }
     };
-    answer(session, snap, matched, args.since.as_deref())
+    answer(session, window, snap, matched, args.since.as_deref())
 }
 
 fn answer(
     session: &Session,
+    window: &WindowState,
     snap: Snapshot,
     matched: Option<bool>,
     since: Option<&str>,
 ) -> ReadAnswer {
     let frame = snap.frame;
     let prev = {
-        let mut cache = session.window.frames();
+        let mut cache = window.frames();
         let prev = since.and_then(|h| cache.find(h, &frame));
         cache.remember(frame.clone());
         prev
@@ -592,25 +576,6 @@ mod tests {
                 "{bad}"
             );
         }
-    }
-
-    #[test]
-    fn the_cache_finds_by_hash_and_shape_and_stays_bounded() {
-        let mut t = wterm_core::Terminal::new(wterm_core::Size::new(3, 10), 10);
-        let mut cache = FrameCache::default();
-        let a = Arc::new(t.frame(View::Screen));
-        cache.remember(a.clone());
-        t.feed(b"x");
-        let b = Arc::new(t.frame(View::Screen));
-        assert!(cache.find(&a.content_hash.to_hex(), &b).is_some());
-        assert!(cache.find(&b.content_hash.to_hex(), &b).is_none());
-        assert!(cache.find("zz", &b).is_none());
-        for i in 0..(FRAME_CACHE_FRAMES * 2) {
-            t.feed(format!("{i}").as_bytes());
-            cache.remember(Arc::new(t.frame(View::Screen)));
-        }
-        assert_eq!(cache.frames.len(), FRAME_CACHE_FRAMES);
-        assert!(cache.find(&a.content_hash.to_hex(), &b).is_none());
     }
 
     #[test]

@@ -3,27 +3,19 @@
 //!
 //! File shape: `{enabled, token, admin_token, default_mode, allow_launch}`, written atomically
 //! (temporary file + rename) with mode 0600. A token set in the environment
-//! ([`MCP_TOKEN_ENV`], [`MCP_ADMIN_TOKEN_ENV`]) wins over the file and is never written to it.
+//! ([`crate::ground::config::MCP_TOKEN_ENV`], [`crate::ground::config::MCP_ADMIN_TOKEN_ENV`]) wins over the file and is never written to it.
 //! Defaults, until the user changes them: `enabled:false`, `default_mode:"off"`,
 //! `allow_launch:false`, no tokens.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::window::Mode;
-use crate::auth::secret::{Secret, SecretError};
-use crate::limits::MAX_SETTINGS_FILE_BYTES;
-
-/// Environment variable holding the MCP token; when set it wins over the file and is never
-/// written to disk.
-pub const MCP_TOKEN_ENV: &str = "WEB_TERMINAL_MCP_TOKEN";
-
-/// Environment variable holding the admin token; when set it wins over the file and is never
-/// written to disk.
-pub const MCP_ADMIN_TOKEN_ENV: &str = "WEB_TERMINAL_MCP_ADMIN_TOKEN";
+use crate::ground::config::EnvTokens;
+use crate::ground::limits::MAX_SETTINGS_FILE_BYTES;
+use crate::ground::secret::Secret;
 
 /// Name of the settings file in the state directory.
 pub const SETTINGS_FILE: &str = "webterm_mcp.json";
@@ -114,57 +106,6 @@ impl StoredSettings {
     }
 }
 
-/// Tokens given in the environment.
-#[derive(Debug, Clone, Default)]
-pub struct EnvTokens {
-    /// [`MCP_TOKEN_ENV`].
-    pub token: Option<Secret>,
-    /// [`MCP_ADMIN_TOKEN_ENV`].
-    pub admin_token: Option<Secret>,
-}
-
-/// Why an environment token cannot be used.
-#[derive(Debug)]
-pub struct EnvTokenError {
-    /// The variable's name.
-    pub name: &'static str,
-    /// What is wrong with its value.
-    pub error: SecretError,
-}
-
-impl std::fmt::Display for EnvTokenError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "bad token in {}: {}", self.name, self.error)
-    }
-}
-
-impl std::error::Error for EnvTokenError {}
-
-impl EnvTokens {
-    /// Reads both variables through `env`; an empty variable counts as unset.
-    pub fn resolve(env: impl Fn(&str) -> Option<OsString>) -> Result<EnvTokens, EnvTokenError> {
-        let read = |name: &'static str| -> Result<Option<Secret>, EnvTokenError> {
-            match env(name) {
-                None => Ok(None),
-                Some(v) => {
-                    let v = v.to_string_lossy();
-                    let v = v.trim();
-                    if v.is_empty() {
-                        return Ok(None);
-                    }
-                    Secret::configured(v)
-                        .map(Some)
-                        .map_err(|error| EnvTokenError { name, error })
-                }
-            }
-        };
-        Ok(EnvTokens {
-            token: read(MCP_TOKEN_ENV)?,
-            admin_token: read(MCP_ADMIN_TOKEN_ENV)?,
-        })
-    }
-}
-
 /// The settings in force: the stored ones with the environment's tokens on top.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -230,6 +171,9 @@ pub fn load(state_dir: &Path) -> StoredSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ground::config::{MCP_ADMIN_TOKEN_ENV, MCP_TOKEN_ENV};
+    use crate::ground::secret::SecretError;
+    use std::ffi::OsString;
 
     #[test]
     fn defaults_are_closed() {

@@ -24,8 +24,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{json, Map, Value};
 
 use super::window::{Mode, OwnerHash, Scope, WindowMeta};
-use crate::config::write_private_atomic;
-use crate::limits::{MAX_WINDOWS_FILE_BYTES, WINDOW_ROW_MAX_AGE_SECS};
+use crate::ground::config::write_private_atomic;
+use crate::ground::limits::{MAX_WINDOWS_FILE_BYTES, WINDOW_ROW_MAX_AGE_SECS};
 use crate::session::SessionId;
 
 /// Name of the windows file in the state directory.

@@ -1,14 +1,19 @@
 //! A window's access settings: [`Mode`], [`Scope`], the launch owner ([`OwnerHash`]), and the
-//! [`Caller`] they are checked against (broker contract, "Refusal ladder").
+//! [`Caller`] they are checked against (broker contract, "Refusal ladder"); [`WindowState`], what
+//! the broker keeps with each session.
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::limits::MAX_SCOPE_CHARS;
+use super::frames::FrameCache;
+use crate::ground::limits::MAX_SCOPE_CHARS;
+use crate::session::Session;
 
 /// What MCP clients may do with a window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -170,6 +175,90 @@ impl Caller {
                 Some(scope) => meta.scope.as_ref() == Some(scope),
                 None => true,
             }
+    }
+}
+
+/// A `mode` field: a mode name (`400 bad_mode` otherwise).
+pub fn mode_field(v: &serde_json::Value) -> Result<Mode, crate::ground::Refusal> {
+    v.as_str()
+        .and_then(|s| s.parse().ok())
+        .ok_or(crate::ground::Refusal::BadMode)
+}
+
+/// A `scope` field: a scope name (`400 bad_scope` otherwise).
+pub fn scope_field(v: &serde_json::Value) -> Result<Scope, crate::ground::Refusal> {
+    v.as_str()
+        .and_then(Scope::parse)
+        .ok_or(crate::ground::Refusal::BadScope)
+}
+
+/// The answer of `/mcp/window` and `/session/mcp`: `{ok, id, scope, mode, effective_mode}`
+/// (`mode` is the window's own, `null` = inherit `default_mode`).
+pub fn window_answer(id: u64, meta: &WindowMeta, default_mode: Mode) -> serde_json::Value {
+    serde_json::json!({
+        "ok": true,
+        "id": id,
+        "scope": meta.scope,
+        "mode": meta.mode,
+        "effective_mode": meta.effective_mode(default_mode),
+    })
+}
+
+/// A window's MCP state, kept with its session from before the process starts (the session's
+/// attachment, see [`crate::session::SessionSpec::attachment`]).
+#[derive(Debug)]
+pub struct WindowState {
+    meta: Mutex<WindowMeta>,
+    pace_ms: AtomicU64,
+    /// `"shell"` for the page's sessions, else the profile a launch named.
+    pub kind: String,
+    /// The `title` a launch gave, if any.
+    pub launch_title: Option<String>,
+    frames: Mutex<FrameCache>,
+}
+
+impl WindowState {
+    /// A window of `kind` with these settings.
+    pub fn new(kind: &str, launch_title: Option<String>, meta: WindowMeta) -> WindowState {
+        WindowState {
+            meta: Mutex::new(meta),
+            pace_ms: AtomicU64::new(0),
+            kind: kind.to_owned(),
+            launch_title,
+            frames: Mutex::new(FrameCache::default()),
+        }
+    }
+
+    /// The window state of `session`; `None` for a session the broker did not start (it is
+    /// no window: never listed, and every operation on it is `unknown_or_off`).
+    pub fn of(session: &Session) -> Option<&WindowState> {
+        session.attachment::<WindowState>()
+    }
+
+    /// Scope, raw mode and owner.
+    pub fn meta(&self) -> WindowMeta {
+        self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Puts new settings in force. Callers write them to disk first (see
+    /// `Broker::commit_meta`).
+    pub fn set_meta(&self, meta: WindowMeta) {
+        *self.meta.lock().unwrap_or_else(|e| e.into_inner()) = meta;
+    }
+
+    /// The default pause between `/mcp/keys` tokens, in milliseconds (not persisted).
+    pub fn pace_ms(&self) -> u64 {
+        self.pace_ms.load(Ordering::Relaxed)
+    }
+
+    /// Sets [`WindowState::pace_ms`].
+    pub fn set_pace_ms(&self, ms: u64) {
+        self.pace_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// The frames this window answered recently.
+    pub fn frames(&self) -> MutexGuard<'_, FrameCache> {
+        self.frames.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

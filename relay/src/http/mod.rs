@@ -3,7 +3,7 @@
 //! | route | realm |
 //! |---|---|
 //! | `GET /info`, `GET /sessions`, `POST /sessions`, `GET/POST /mcp/config`, `POST /session/mcp` | page token, `Authorization: Bearer` ([`page`]) |
-//! | `/mcp` (MCP streamable HTTP, [`crate::mcp::local`]) | MCP token, the same ladder, Origin and Host checks |
+//! | `/mcp` (MCP streamable HTTP, [`crate::mcp::endpoint`]) | MCP token, the same ladder, Origin and Host checks |
 //! | `/mcp/*` data routes ([`crate::broker::ops::Op`]) | MCP token, behind the refusal ladder ([`mcp`]) |
 //! | `GET /ws?session=ID` | Origin check, page token as a subprotocol ([`ws`]) |
 //! | `/pkg/*` | the wasm package, static |
@@ -19,23 +19,19 @@ pub mod mcp;
 pub mod page;
 pub mod ws;
 
-use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use std::net::SocketAddr;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::auth::Refusal;
+use crate::ground::Refusal;
+use crate::guard::checks::{has_credential_in_query, origin_allowed, peer};
 use crate::state::AppState;
-
-/// Query keys that carry a credential; never accepted in a URL (broker contract, "Secrets and
-/// realms").
-pub const CREDENTIAL_QUERY_KEYS: [&str; 3] = ["token", "auth", "admin_token"];
 
 /// The Content-Security-Policy of the page and its package. The page drives a real shell, so
 /// only its own scripts run (`'wasm-unsafe-eval'` lets them compile the wasm), it talks only to
@@ -74,7 +70,7 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn(refuse_token_in_url));
     Router::new()
         .merge(mcp::routes(state.clone()))
-        .merge(crate::mcp::local::routes(state.clone()))
+        .merge(crate::mcp::endpoint::routes(state.clone()))
         .merge(others)
         .layer(middleware::from_fn_with_state(state.clone(), cors))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
@@ -86,15 +82,6 @@ pub fn router(state: AppState) -> Router {
             tracing::debug_span!("http", method = %req.method(), route)
         }))
         .with_state(state)
-}
-
-/// Whether a query string names a credential key (keys are percent-decoded first).
-pub fn has_credential_in_query(query: &str) -> bool {
-    form_urlencoded::parse(query.as_bytes()).any(|(k, _)| {
-        CREDENTIAL_QUERY_KEYS
-            .iter()
-            .any(|c| k.eq_ignore_ascii_case(c))
-    })
 }
 
 async fn refuse_token_in_url(req: Request, next: Next) -> Response {
@@ -118,7 +105,7 @@ async fn cors(State(state): State<crate::state::AppState>, req: Request, next: N
     let allowed = req
         .headers()
         .get(header::ORIGIN)
-        .filter(|_| ws::origin_allowed(req.headers(), state.port, &state.config.allow_origins))
+        .filter(|_| origin_allowed(req.headers(), state.port, &state.config.allow_origins))
         .cloned();
     let mut resp = if req.method() == Method::OPTIONS {
         let mut resp = StatusCode::NO_CONTENT.into_response();
@@ -145,28 +132,4 @@ async fn cors(State(state): State<crate::state::AppState>, req: Request, next: N
         h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
     }
     resp
-}
-
-/// The peer address, when the server recorded it.
-pub fn peer<B>(req: &axum::http::Request<B>) -> Option<SocketAddr> {
-    req.extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn credential_keys_are_found_in_any_spelling() {
-        assert!(has_credential_in_query("token=x"));
-        assert!(has_credential_in_query("session=1&auth="));
-        assert!(has_credential_in_query("admin_token"));
-        assert!(has_credential_in_query("tok%65n=x"));
-        assert!(has_credential_in_query("TOKEN=x"));
-        assert!(!has_credential_in_query("session=1"));
-        assert!(!has_credential_in_query("tokens=1&x=token"));
-        assert!(!has_credential_in_query(""));
-    }
 }

@@ -16,10 +16,10 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 use wterm_core::Size;
 
-use super::peer;
-use crate::auth::Refusal;
-use crate::broker::service;
-use crate::limits::{DIMS, MAX_BODY_BYTES, SESSION_HANGUP_WAIT};
+use crate::broker::page;
+use crate::ground::limits::{DIMS, MAX_BODY_BYTES, SESSION_HANGUP_WAIT};
+use crate::ground::Refusal;
+use crate::guard::checks::{bearer, peer};
 use crate::session::registry::CreateError;
 use crate::session::SessionInfo;
 use crate::state::AppState;
@@ -34,14 +34,6 @@ pub fn routes(state: AppState) -> Router<AppState> {
         .route("/session/mcp", axum::routing::post(session_mcp))
         .route_layer(middleware::from_fn_with_state(state, require_page_token))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-}
-
-/// The bearer credential of an `Authorization` header value (`Bearer X`, scheme in any case).
-pub fn bearer(value: &[u8]) -> Option<&[u8]> {
-    let (scheme, rest) = value.split_at_checked(7)?;
-    scheme
-        .eq_ignore_ascii_case(b"bearer ")
-        .then(|| rest.trim_ascii())
 }
 
 async fn require_page_token(
@@ -76,7 +68,7 @@ async fn list(State(state): State<AppState>) -> Json<Vec<SessionInfo>> {
 /// `500 spawn_failed`.
 async fn create(State(state): State<AppState>, body: Bytes) -> Result<Json<Value>, Refusal> {
     let size = parse_create_body(&body)?;
-    match service::create_page_session(&state, size) {
+    match state.broker.create_page_session(size) {
         Ok(session) => Ok(Json(json!({ "id": session.id() }))),
         Err(CreateError::TooMany) => Err(Refusal::TooManySessions),
         Err(e @ CreateError::Spawn(_)) => {
@@ -115,7 +107,7 @@ async fn end(State(state): State<AppState>, Path(id): Path<String>) -> Result<St
 
 /// `GET /mcp/config`: the MCP settings, tokens included (for the page's settings panel).
 async fn mcp_config(State(state): State<AppState>) -> Json<Value> {
-    Json(service::config(&state))
+    Json(page::config(&state.broker))
 }
 
 /// `POST /mcp/config`: a partial update of the MCP settings; answers as `GET`.
@@ -123,12 +115,12 @@ async fn update_mcp_config(
     State(state): State<AppState>,
     body: Bytes,
 ) -> Result<Json<Value>, Refusal> {
-    service::update_config(&state, &body).await.map(Json)
+    page::update_config(&state.broker, &body).await.map(Json)
 }
 
 /// `POST /session/mcp`: this window's mode and scope, set from the page.
 async fn session_mcp(State(state): State<AppState>, body: Bytes) -> Result<Json<Value>, Refusal> {
-    service::session_mcp(&state, &body).await.map(Json)
+    page::session_mcp(&state.broker, &body).await.map(Json)
 }
 
 /// The size asked for by a `POST /sessions` body.
@@ -155,14 +147,6 @@ fn parse_create_body(body: &[u8]) -> Result<Size, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bearer_scheme() {
-        assert_eq!(bearer(b"Bearer abc"), Some(&b"abc"[..]));
-        assert_eq!(bearer(b"bearer  abc "), Some(&b"abc"[..]));
-        assert_eq!(bearer(b"Basic abc"), None);
-        assert_eq!(bearer(b"Bearer"), None);
-    }
 
     #[test]
     fn create_body() {

@@ -18,7 +18,7 @@
 //! close 1000 when the process exits; `{"type":"error","reason","detail"}` for a message not
 //! understood. A message over the size limit closes with 1009, a text frame that is not UTF-8
 //! with 1007, a frame that breaks the protocol (unmasked) with 1002.
-//! A page that falls [`CLIENT_QUEUE_BYTES`](crate::limits::CLIENT_QUEUE_BYTES) behind gets
+//! A page that falls [`CLIENT_QUEUE_BYTES`](crate::ground::limits::CLIENT_QUEUE_BYTES) behind gets
 //! `resized` and a binary frame starting with CAN + RIS (`18 1b 63`) followed by a fresh snapshot
 //! instead of the output it missed.
 //!
@@ -27,22 +27,23 @@
 //! columns at least 2; not echoed back unless clamped); text `{"type":"ack","bytes":N}` (optional) says the page has processed
 //! N bytes of binary frames since it attached (cumulative, snapshot included). From a page's
 //! first `ack` on, the relay keeps at most
-//! [`ACK_WINDOW_BYTES`](crate::limits::ACK_WINDOW_BYTES) unacknowledged towards it, so a page
+//! [`ACK_WINDOW_BYTES`](crate::ground::limits::ACK_WINDOW_BYTES) unacknowledged towards it, so a page
 //! slower than the program is resynced instead of piling up output in the browser.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, RawQuery, State};
-use axum::http::{header, HeaderMap};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde::Deserialize;
 use wterm_core::Size;
 
-use crate::auth::Refusal;
-use crate::limits::{CLOSE_HANDSHAKE, MAX_WS_MESSAGE_BYTES};
+use crate::ground::limits::{CLOSE_HANDSHAKE, MAX_WS_MESSAGE_BYTES};
+use crate::ground::Refusal;
+use crate::guard::checks::origin_allowed;
 use crate::session::fanout::{ClientQueue, Frame, Next};
 use crate::session::registry::CreateError;
 use crate::session::{Session, SessionId, ToPage};
@@ -67,7 +68,8 @@ pub const CLOSE_INVALID_DATA: u16 = 1007;
 pub const CLOSE_PROTOCOL_ERROR: u16 = 1002;
 
 /// `detail` of the `bad_message` error frame: the text messages a page may send.
-pub const BAD_MESSAGE_DETAIL: &str = "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N} \
+pub const BAD_MESSAGE_DETAIL: &str =
+    "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N} \
      or {\"type\":\"ack\",\"bytes\":N}; input goes in binary frames";
 
 /// Which session a socket wants.
@@ -120,42 +122,6 @@ pub async fn upgrade(
         })
 }
 
-/// Whether a websocket upgrade with these headers may proceed (see the module doc).
-pub(crate) fn origin_allowed(headers: &HeaderMap, port: u16, allowed: &[String]) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        return true;
-    };
-    let Ok(origin) = origin.to_str() else {
-        return false;
-    };
-    let origin = origin.to_ascii_lowercase();
-    if allowed.contains(&origin) {
-        return true;
-    }
-    let own = |host: &str| origin == format!("http://{host}");
-    if ["127.0.0.1", "localhost", "[::1]"]
-        .iter()
-        .any(|h| own(&format!("{h}:{port}")))
-    {
-        return true;
-    }
-    // The Host the browser used is our origin too, unless DNS chose it: a name other than
-    // localhost could point at 127.0.0.1 from an attacker's DNS (rebinding).
-    headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_ascii_lowercase)
-        .is_some_and(|host| host_is_literal(&host) && own(&host))
-}
-
-fn host_is_literal(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(rest) => rest.split(']').next().unwrap_or(""),
-        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
-    };
-    name == "localhost" || name.parse::<IpAddr>().is_ok()
-}
-
 async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
     let frame = CloseFrame {
         code,
@@ -179,7 +145,7 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target) {
             None => return refuse(socket, Refusal::UnknownSession).await,
         },
         Target::Invalid => return refuse(socket, Refusal::UnknownSession).await,
-        Target::New => match crate::broker::service::create_page_session(&state, Size::default()) {
+        Target::New => match state.broker.create_page_session(Size::default()) {
             Ok(s) => {
                 let hello = ToPage::Session { id: s.id() }.to_json();
                 if socket.send(Message::Text(hello.into())).await.is_err() {
@@ -239,7 +205,8 @@ where
         }
         PageEnd::Broke(code, reason) => {
             queue.close(code, reason);
-            let _ = tokio::time::timeout(CLOSE_HANDSHAKE, write_loop(&mut sink, session, queue)).await;
+            let _ =
+                tokio::time::timeout(CLOSE_HANDSHAKE, write_loop(&mut sink, session, queue)).await;
         }
         PageEnd::Gone => {}
     }
@@ -296,11 +263,7 @@ fn side(n: u64) -> u16 {
 }
 
 /// Reads the page's messages until it closes, breaks the protocol or goes away.
-async fn read_loop<St>(
-    stream: &mut St,
-    session: &Session,
-    queue: &ClientQueue,
-) -> PageEnd
+async fn read_loop<St>(stream: &mut St, session: &Session, queue: &ClientQueue) -> PageEnd
 where
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
@@ -327,7 +290,8 @@ where
             Ok(Message::Ping(_) | Message::Pong(_)) => {}
             Err(e) => {
                 tracing::debug!(session = session.id(), error = %e, "websocket read failed");
-                return close_for(e).map_or(PageEnd::Gone, |(code, reason)| PageEnd::Broke(code, reason));
+                return close_for(e)
+                    .map_or(PageEnd::Gone, |(code, reason)| PageEnd::Broke(code, reason));
             }
         }
     }
@@ -349,42 +313,6 @@ fn close_for(e: axum::Error) -> Option<(u16, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
-
-    fn headers(origin: Option<&str>, host: Option<&str>) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        if let Some(o) = origin {
-            h.insert(header::ORIGIN, HeaderValue::from_str(o).unwrap());
-        }
-        if let Some(v) = host {
-            h.insert(header::HOST, HeaderValue::from_str(v).unwrap());
-        }
-        h
-    }
-
-    #[test]
-    fn origins() {
-        let allowed = vec!["http://devbox:9000".to_owned()];
-        let ok = |o, h| origin_allowed(&headers(o, h), 7681, &allowed);
-        assert!(ok(None, None), "non-browser clients send no Origin");
-        assert!(ok(Some("http://127.0.0.1:7681"), Some("127.0.0.1:7681")));
-        assert!(ok(Some("http://localhost:7681"), Some("localhost:7681")));
-        assert!(ok(Some("http://127.0.0.1:7681"), None));
-        assert!(ok(
-            Some("http://192.168.1.5:7681"),
-            Some("192.168.1.5:7681")
-        ));
-        assert!(ok(Some("http://[::1]:7681"), Some("[::1]:7681")));
-        assert!(ok(Some("http://devbox:9000"), Some("devbox:9000")));
-        assert!(!ok(Some("http://evil.example"), Some("127.0.0.1:7681")));
-        assert!(!ok(Some("http://127.0.0.1:7682"), Some("127.0.0.1:7681")));
-        assert!(!ok(Some("null"), Some("127.0.0.1:7681")));
-        // DNS rebinding: the attacker's name resolves to us, Host and Origin agree.
-        assert!(!ok(
-            Some("http://evil.example:7681"),
-            Some("evil.example:7681")
-        ));
-    }
 
     #[test]
     fn targets() {

@@ -13,10 +13,11 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::remote::{HostConfig, Remote};
-use super::{Backend, McpServer};
-use crate::auth::Secret;
-use crate::broker::settings::{self, EnvTokens};
+use super::server::{Backend, McpServer};
+use crate::broker::settings;
 use crate::broker::window::Scope;
+use crate::ground::config::EnvTokens;
+use crate::ground::Secret;
 
 /// Options of `wterm-relay mcp`.
 #[derive(Debug, Clone, Args)]
@@ -222,7 +223,7 @@ pub fn mcp_config(
             let dir = args
                 .state_dir
                 .clone()
-                .or_else(|| crate::config::default_state_dir(&env))
+                .or_else(|| crate::ground::config::default_state_dir(&env))
                 .ok_or_else(|| McpConfigError("no state directory: pass --state-dir".into()))?;
             settings::load(&dir).token.ok_or_else(|| {
                 McpConfigError(format!(

@@ -16,12 +16,13 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
-use super::{Handles, ToolError};
-use crate::auth::ladder::{ADMIN_HEADER, SCOPE_HEADER};
-use crate::auth::{Refusal, Secret};
+use super::error::ToolError;
+use super::handles::Handles;
 use crate::broker::ops::{Method, Op};
 use crate::broker::window::Scope;
-use crate::limits::MCP_CLIENT_TIMEOUT_SECS;
+use crate::ground::limits::MCP_CLIENT_TIMEOUT_SECS;
+use crate::ground::{Refusal, Secret};
+use crate::guard::ladder::{ADMIN_HEADER, SCOPE_HEADER};
 
 /// One relay as configured.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use bytes::{Bytes, BytesMut};
 use tokio::sync::Notify;
 
-use crate::limits::{ACK_WINDOW_BYTES, CLIENT_QUEUE_BYTES, WS_FRAME_BYTES};
+use crate::ground::limits::{ACK_WINDOW_BYTES, CLIENT_QUEUE_BYTES, WS_FRAME_BYTES};
 
 /// One frame towards a page.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -32,14 +32,12 @@ use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 use wterm_core::{Size, Terminal, View};
 
-use crate::broker::WindowState;
-use crate::limits::{
+use crate::ground::limits::{
     EXIT_DRAIN, EXIT_DRAIN_MAX, FEED_HIGH_WATER_BYTES, FEED_LOW_WATER_BYTES, FLOW_HIGH_WATER_BYTES,
     FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX, PTY_READ_CHUNK_BYTES, SCROLLBACK_ROWS,
 };
 use fanout::{ClientQueue, Frame};
 use pty::Input;
-pub use pty::Program;
 
 /// A session id: a positive integer, assigned from 1 upwards and never reused while the relay
 /// runs.
@@ -125,13 +123,18 @@ pub struct SessionInfo {
 #[derive(Debug)]
 pub struct SessionSpec {
     /// The program.
-    pub program: Program,
+    pub program: crate::ground::program::Program,
     /// The PTY's size (clamped).
     pub size: Size,
-    /// The window's MCP state from the start (scope, mode, owner, kind, title): set before the
-    /// process starts, so a launch is never visible untagged.
-    pub window: WindowState,
+    /// What the layer above keeps with the session from before its process starts (the
+    /// broker's window state: scope, mode, owner, so a launch is never visible untagged).
+    /// Opaque here; read back with [`Session::attachment`].
+    pub attachment: Attachment,
 }
+
+/// A value of the layer above, kept with a session for its whole life (see
+/// [`SessionSpec::attachment`]); `Box::new(())` when there is none.
+pub type Attachment = Box<dyn std::any::Any + Send + Sync>;
 
 /// The relay's emulator of the session, behind [`Session::screen`].
 struct Screen {
@@ -184,8 +187,8 @@ pub struct Session {
     changes: watch::Sender<u64>,
     /// Listed and reachable by id (see [`registry::Registry::publish`]).
     published: AtomicBool,
-    /// The window's MCP state: scope, mode, owner, pace, recent frames.
-    pub window: WindowState,
+    /// See [`SessionSpec::attachment`].
+    attachment: Attachment,
 }
 
 /// A session's terminal, locked, with what the readers need beside it.
@@ -263,7 +266,7 @@ impl Session {
             ended: watch::Sender::new(false),
             changes: watch::Sender::new(0),
             published: AtomicBool::new(false),
-            window: spec.window,
+            attachment: spec.attachment,
         });
         let pump = Pump {
             session: session.clone(),
@@ -271,6 +274,11 @@ impl Session {
             exited: pty.exited,
         };
         Ok((session, pump))
+    }
+
+    /// The attachment it was started with, when it is a `T`.
+    pub fn attachment<T: 'static>(&self) -> Option<&T> {
+        self.attachment.downcast_ref()
     }
 
     /// The session id.

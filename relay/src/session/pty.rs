@@ -31,8 +31,10 @@ use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, Pt
 use tokio::sync::{mpsc, oneshot};
 use wterm_core::Size;
 
-use crate::config::SECRET_ENVS;
-use crate::limits::{PTY_INPUT_QUEUE_MESSAGES, PTY_OUTPUT_QUEUE_CHUNKS, PTY_READ_CHUNK_BYTES};
+use crate::ground::config::SECRET_ENVS;
+use crate::ground::limits::{
+    PTY_INPUT_QUEUE_MESSAGES, PTY_OUTPUT_QUEUE_CHUNKS, PTY_READ_CHUNK_BYTES,
+};
 
 /// A running child on a PTY, split into the parts its session task owns.
 pub struct Pty {
@@ -65,28 +67,6 @@ pub struct Input {
     pub bytes: Bytes,
 }
 
-/// What a session runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Program {
-    /// The program and its arguments; `argv[0]` is looked up in `PATH`.
-    pub argv: Vec<String>,
-    /// The working directory; `None` = the relay's own.
-    pub cwd: Option<std::path::PathBuf>,
-    /// Environment variables set on top of the relay's (the relay's secrets are removed first).
-    pub env: Vec<(String, String)>,
-}
-
-impl Program {
-    /// `program` with no arguments, in the relay's working directory.
-    pub fn shell(program: &str) -> Program {
-        Program {
-            argv: vec![program.to_owned()],
-            cwd: None,
-            env: Vec::new(),
-        }
-    }
-}
-
 fn pty_size(size: Size) -> PtySize {
     PtySize {
         rows: size.rows,
@@ -99,7 +79,7 @@ fn pty_size(size: Size) -> PtySize {
 /// Starts `program` on a new PTY of `size` with `TERM=xterm-256color` and `COLORTERM=truecolor`,
 /// without the relay's secrets in its environment, and starts its reader, writer and waiter
 /// threads.
-pub fn spawn(program: &Program, size: Size) -> io::Result<Pty> {
+pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Result<Pty> {
     let Some((exe, args)) = program.argv.split_first() else {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
     };

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio_util::task::TaskTracker;
 
-use super::{pty, Program, Session, SessionId, SessionInfo, SessionSpec};
-use crate::limits::{KILL_GRACE, MAX_SESSIONS};
+use super::{pty, Session, SessionId, SessionInfo, SessionSpec};
+use crate::ground::limits::{KILL_GRACE, MAX_SESSIONS};
+use crate::ground::program::Program;
 
 /// Why a session could not be created.
 #[derive(Debug)]
@@ -102,7 +103,7 @@ impl Registry {
         sessions.next_id += 1;
         if let Some(file) = &self.0.next_id_file {
             let next = sessions.next_id.to_string();
-            if let Err(e) = crate::config::write_private_atomic(file, next.as_bytes()) {
+            if let Err(e) = crate::ground::config::write_private_atomic(file, next.as_bytes()) {
                 tracing::warn!(file = %file.display(), error = %e, "next session id not saved");
             }
         }

@@ -3,6 +3,7 @@
 mod ladder;
 mod mcp_endpoint;
 mod mcp_routes;
+mod ops;
 mod persist;
 mod pty;
 mod routes;

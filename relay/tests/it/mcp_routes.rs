@@ -156,8 +156,15 @@ async fn a_wait_ended_by_the_process_exiting_says_exited() {
     mcp.type_text(id, "echo bye-$((1+1)); exit\r").await;
     let a = waiter.await.unwrap();
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
-    assert_eq!((a["matched"].clone(), a["exited"].clone()), (json!(false), json!(true)), "{a}");
-    assert!(a["text"].as_str().unwrap().contains("\nbye-2"), "the last screen: {a}");
+    assert_eq!(
+        (a["matched"].clone(), a["exited"].clone()),
+        (json!(false), json!(true)),
+        "{a}"
+    );
+    assert!(
+        a["text"].as_str().unwrap().contains("\nbye-2"),
+        "the last screen: {a}"
+    );
 }
 
 #[tokio::test]
@@ -230,7 +237,11 @@ async fn waits_for_text_regex_absence_change_idle_and_time_out() {
         .await;
     let took = t0.elapsed();
     assert_eq!(a["matched"], false);
-    assert_eq!(a.get("exited"), None, "a live window's timeout says nothing of an exit");
+    assert_eq!(
+        a.get("exited"),
+        None,
+        "a live window's timeout says nothing of an exit"
+    );
     assert!(
         took >= Duration::from_millis(300) && took < Duration::from_secs(3),
         "{took:?}"

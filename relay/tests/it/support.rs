@@ -269,17 +269,33 @@ pub async fn http(
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
         .collect();
-    assert!(
-        !headers
-            .iter()
-            .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked")),
-        "this little client does not decode chunked bodies"
-    );
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
     HttpResponse {
         status,
         headers,
-        body: body.to_owned(),
+        body: if chunked {
+            dechunk(body)
+        } else {
+            body.to_owned()
+        },
     }
+}
+
+/// A chunked body (RFC 9112 §7.1) decoded: sizes in hex, extensions ignored, no trailers.
+fn dechunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    while let Some((line, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(line.split(';').next().unwrap_or("").trim(), 16)
+            .expect("a chunk size");
+        if size == 0 {
+            break;
+        }
+        out.push_str(&after[..size]);
+        rest = after[size..].strip_prefix("\r\n").unwrap_or(&after[size..]);
+    }
+    out
 }
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;

@@ -272,7 +272,9 @@ async fn an_allowed_extra_origin_may_attach() {
 /// the close code the relay answers with.
 async fn close_code_after_raw_frame(relay: &Relay, frame: &[u8]) -> u16 {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", relay.port)).await.unwrap();
+    let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", relay.port))
+        .await
+        .unwrap();
     let req = format!(
         "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
          Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
@@ -286,7 +288,11 @@ async fn close_code_after_raw_frame(relay: &Relay, frame: &[u8]) -> u16 {
         tcp.read_exact(&mut byte).await.unwrap();
         buf.push(byte[0]);
     }
-    assert!(buf.starts_with(b"HTTP/1.1 101"), "{}", String::from_utf8_lossy(&buf));
+    assert!(
+        buf.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&buf)
+    );
     tcp.write_all(frame).await.unwrap();
     // Server frames are unmasked: skip data frames until the close.
     tokio::time::timeout(WAIT, async {

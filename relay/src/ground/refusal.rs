@@ -27,7 +27,7 @@ pub enum Refusal {
     BadOrigin,
     /// `404 unknown_session`: no live session has that id (on `/ws`: close code 4404).
     UnknownSession,
-    /// `429 too_many_sessions`: the relay already runs [`crate::limits::MAX_SESSIONS`].
+    /// `429 too_many_sessions`: the relay already runs [`crate::ground::limits::MAX_SESSIONS`].
     TooManySessions,
     /// `500 spawn_failed`: the program could not be started in a new PTY.
     SpawnFailed,
@@ -43,14 +43,14 @@ pub enum Refusal {
     /// `400 bad_id`: `id` missing, or not a non-negative integer (step 6).
     BadId,
     /// `404 unknown_or_off`: no such window, its mode is `off`, or it is outside the caller's
-    /// scope (step 6). Built only by [`crate::auth::ladder::unknown_or_off`], so the answer is
+    /// scope (step 6). Built only by [`unknown_or_off`], so the answer is
     /// byte-identical in all three cases.
     UnknownOrOff,
     /// `403 read_only`: a write to a window whose mode is not `readwrite` (step 7).
     ReadOnly,
     /// `400 bad_data`: `/mcp/input` `data` is not a string.
     BadData,
-    /// `413 too_large`: over [`crate::limits::MAX_INPUT_BYTES`] (or another size limit, named
+    /// `413 too_large`: over [`crate::ground::limits::MAX_INPUT_BYTES`] (or another size limit, named
     /// in the detail); nothing was sent.
     TooLarge(String),
     /// `400 bad_keys` (ext): `/mcp/keys` `keys` is not a list of strings, or a token is not in
@@ -75,7 +75,7 @@ pub enum Refusal {
     LaunchDisabled,
     /// `403 terminals_disabled` (ext): the relay was started with `--no-terminals`.
     TerminalsDisabled,
-    /// `429 too_many_pending_launches`: [`crate::limits::MAX_PENDING_LAUNCHES`] launches are in
+    /// `429 too_many_pending_launches`: [`crate::ground::limits::MAX_PENDING_LAUNCHES`] launches are in
     /// progress.
     TooManyPendingLaunches,
     /// `409 token_env_pinned` (ext): `/mcp/config` asked to change a token that the environment
@@ -287,9 +287,23 @@ impl IntoResponse for Refusal {
     }
 }
 
+/// The one builder of `404 unknown_or_off`: every route answers a missing window, an `off`
+/// window and a window outside the caller's scope with this, so the three are
+/// indistinguishable (status, body, content type, length).
+pub fn unknown_or_off() -> Refusal {
+    Refusal::UnknownOrOff
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_404() {
+        assert_eq!(unknown_or_off(), Refusal::UnknownOrOff);
+        assert_eq!(unknown_or_off().status(), 404);
+        assert_eq!(unknown_or_off().detail(), None);
+    }
 
     #[test]
     fn close_codes_follow_the_spec() {
@@ -308,9 +322,9 @@ mod tests {
             }
         }
         assert_eq!(Refusal::UnknownOrOff.detail(), None);
-        let pace = format!("0..{}", crate::limits::MAX_PACE_MS);
+        let pace = format!("0..{}", crate::ground::limits::MAX_PACE_MS);
         assert!(Refusal::BadPace.detail().unwrap().contains(&pace));
-        let dims = crate::limits::DIMS;
+        let dims = crate::ground::limits::DIMS;
         let dims = format!("{}..{}", dims.start(), dims.end());
         assert!(Refusal::BadDims.detail().unwrap().contains(&dims));
     }

@@ -3,8 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::auth::Refusal;
-use crate::session::SessionId;
+use crate::ground::Refusal;
 
 /// A JSON object body.
 pub type Fields = Map<String, Value>;
@@ -50,7 +49,7 @@ pub fn get<'a>(fields: &'a Fields, key: &str) -> Option<&'a Value> {
 
 /// A window id (ladder step 6): a non-negative JSON integer or a decimal string; booleans,
 /// floats, negative numbers and anything else are `400 bad_id`.
-pub fn id(fields: &Fields) -> Result<SessionId, Refusal> {
+pub fn id(fields: &Fields) -> Result<u64, Refusal> {
     match get(fields, "id") {
         Some(Value::Number(n)) => n.as_u64().ok_or(Refusal::BadId),
         Some(Value::String(s)) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {

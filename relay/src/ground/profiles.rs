@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::limits::MAX_CONFIG_FILE_BYTES;
-use crate::session::Program;
+use crate::ground::limits::MAX_CONFIG_FILE_BYTES;
+use crate::ground::program::Program;
 
 /// Name of the built-in profile.
 pub const BUILTIN_PROFILE: &str = "shell";

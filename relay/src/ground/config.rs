@@ -1,5 +1,5 @@
-//! The command line, and its resolution with the environment and the state directory's
-//! sidecar files into a [`Config`].
+//! The serve options ([`ServeArgs`]), and their resolution with the environment and the state
+//! directory's sidecar files into a [`Config`]; the secrets the environment may give.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -8,11 +8,18 @@ use std::net::IpAddr;
 use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser, Subcommand};
+use clap::Args;
 
-use crate::auth::secret::{Secret, SecretError};
-use crate::broker::settings::{EnvTokens, MCP_ADMIN_TOKEN_ENV, MCP_TOKEN_ENV};
-use crate::profiles::{Profiles, ProfilesError};
+use crate::ground::profiles::{Profiles, ProfilesError};
+use crate::ground::secret::{Secret, SecretError};
+
+/// Environment variable holding the MCP token; when set it wins over the file and is never
+/// written to disk.
+pub const MCP_TOKEN_ENV: &str = "WEB_TERMINAL_MCP_TOKEN";
+
+/// Environment variable holding the admin token; when set it wins over the file and is never
+/// written to disk.
+pub const MCP_ADMIN_TOKEN_ENV: &str = "WEB_TERMINAL_MCP_ADMIN_TOKEN";
 
 /// Environment variable holding the page token; when set it wins over the sidecar file and is
 /// never written to disk (broker contract, "Secrets and realms").
@@ -23,54 +30,6 @@ pub const SECRET_ENVS: [&str; 3] = [PAGE_TOKEN_ENV, MCP_TOKEN_ENV, MCP_ADMIN_TOK
 
 /// Name of the page token's sidecar file in the state directory (mode 0600).
 pub const PAGE_TOKEN_FILE: &str = "page_token";
-
-/// `wterm-relay`: serves the page and bridges it to real PTYs.
-#[derive(Debug, Parser)]
-#[command(
-    name = "wterm-relay",
-    version,
-    about,
-    args_conflicts_with_subcommands = true
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-    #[command(flatten)]
-    serve: ServeArgs,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Serve the page, the websocket and the session routes (the default).
-    Serve(ServeArgs),
-    /// Speak MCP on stdin/stdout, driving one or more relays over HTTP.
-    Mcp(crate::mcp::cli::McpArgs),
-    /// Print a ready .mcp.json for this relay (HTTP form; --stdio for the stdio form).
-    McpConfig(crate::mcp::cli::McpConfigArgs),
-}
-
-/// What the command line asks for.
-#[derive(Debug)]
-pub enum Action {
-    /// Run the relay.
-    Serve(ServeArgs),
-    /// `wterm-relay mcp`.
-    Mcp(crate::mcp::cli::McpArgs),
-    /// `wterm-relay mcp-config`.
-    McpConfig(crate::mcp::cli::McpConfigArgs),
-}
-
-impl Cli {
-    /// What to do.
-    pub fn into_action(self) -> Action {
-        match self.command {
-            Some(Command::Serve(args)) => Action::Serve(args),
-            Some(Command::Mcp(args)) => Action::Mcp(args),
-            Some(Command::McpConfig(args)) => Action::McpConfig(args),
-            None => Action::Serve(self.serve),
-        }
-    }
-}
 
 /// Options of `wterm-relay serve`.
 #[derive(Debug, Clone, Args)]
@@ -464,6 +423,57 @@ pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// Tokens given in the environment.
+#[derive(Debug, Clone, Default)]
+pub struct EnvTokens {
+    /// [`MCP_TOKEN_ENV`].
+    pub token: Option<Secret>,
+    /// [`MCP_ADMIN_TOKEN_ENV`].
+    pub admin_token: Option<Secret>,
+}
+
+/// Why an environment token cannot be used.
+#[derive(Debug)]
+pub struct EnvTokenError {
+    /// The variable's name.
+    pub name: &'static str,
+    /// What is wrong with its value.
+    pub error: SecretError,
+}
+
+impl std::fmt::Display for EnvTokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "bad token in {}: {}", self.name, self.error)
+    }
+}
+
+impl std::error::Error for EnvTokenError {}
+
+impl EnvTokens {
+    /// Reads both variables through `env`; an empty variable counts as unset.
+    pub fn resolve(env: impl Fn(&str) -> Option<OsString>) -> Result<EnvTokens, EnvTokenError> {
+        let read = |name: &'static str| -> Result<Option<Secret>, EnvTokenError> {
+            match env(name) {
+                None => Ok(None),
+                Some(v) => {
+                    let v = v.to_string_lossy();
+                    let v = v.trim();
+                    if v.is_empty() {
+                        return Ok(None);
+                    }
+                    Secret::configured(v)
+                        .map(Some)
+                        .map_err(|error| EnvTokenError { name, error })
+                }
+            }
+        };
+        Ok(EnvTokens {
+            token: read(MCP_TOKEN_ENV)?,
+            admin_token: read(MCP_ADMIN_TOKEN_ENV)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,26 +619,5 @@ mod tests {
             normalize_origin("https://x:80").as_deref(),
             Some("https://x:80")
         );
-    }
-
-    #[test]
-    fn cli_accepts_both_spellings() {
-        let port = |cli: Cli| match cli.into_action() {
-            Action::Serve(a) => a.port,
-            other => panic!("{other:?}"),
-        };
-        let a = Cli::parse_from(["wterm-relay", "--port", "0", "--allow-origin", "http://x"]);
-        assert_eq!(port(a), 0);
-        assert_eq!(
-            port(Cli::parse_from(["wterm-relay", "serve", "--port", "9"])),
-            9
-        );
-        assert_eq!(port(Cli::parse_from(["wterm-relay"])), 7681);
-        let m = Cli::parse_from(["wterm-relay", "mcp", "--url", "http://127.0.0.1:1"]);
-        assert!(
-            matches!(m.into_action(), Action::Mcp(a) if a.url.as_deref() == Some("http://127.0.0.1:1"))
-        );
-        let c = Cli::parse_from(["wterm-relay", "mcp-config", "--stdio"]);
-        assert!(matches!(c.into_action(), Action::McpConfig(a) if a.stdio));
     }
 }

@@ -10,9 +10,9 @@
 //!
 //! Steps 1-5 are [`gate`], one middleware added with `route_layer` on the `/mcp` realm (so an
 //! unknown path stays a plain 404). It records the [`Caller`] and the [`Op`] in the request.
-//! Steps 6-7 are the [`WindowRef`] extractor: `400 bad_json` → `400 bad_id` →
-//! `404 unknown_or_off` (built only by [`unknown_or_off`]) → `403 read_only`. Step 8, field
-//! validation, is the operation's own (see `broker::service`).
+//! Steps 6-7 (`400 bad_json` → `400 bad_id` → `404 unknown_or_off` → `403 read_only`) and step
+//! 8 (fields) are the broker's, in [`Op::call`], for the routes and the in-process MCP tools
+//! alike.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request, State};
@@ -20,29 +20,20 @@ use axum::http::{header, request::Parts, HeaderMap};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use super::Refusal;
-use crate::broker::fields::{self, Fields};
-use crate::broker::ops::{Op, Target};
+use std::sync::Arc;
+
+use super::checks::{bearer, has_credential_in_query, peer};
+use crate::broker::ops::Op;
 use crate::broker::window::{Caller, Scope};
-use crate::broker::{Access, Window};
-use crate::http::has_credential_in_query;
-use crate::http::page::bearer;
-use crate::http::peer;
-use crate::limits::MAX_MCP_BODY_BYTES;
-use crate::state::AppState;
+use crate::broker::Broker;
+use crate::ground::limits::MAX_MCP_BODY_BYTES;
+use crate::ground::Refusal;
 
 /// The header declaring the caller's scope (broker contract).
 pub const SCOPE_HEADER: &str = "x-browserland-scope";
 
 /// The header carrying the admin token, in addition to the MCP token (broker contract).
 pub const ADMIN_HEADER: &str = "x-browserland-mcp-admin";
-
-/// The one builder of `404 unknown_or_off`: every route answers a missing window, an `off`
-/// window and a window outside the caller's scope with this, so the three are
-/// indistinguishable (status, body, content type, length).
-pub fn unknown_or_off() -> Refusal {
-    Refusal::UnknownOrOff
-}
 
 /// Step 4: the declared scope. Absent or empty = unscoped; sent twice or off-grammar = refused.
 pub fn scope_of(headers: &HeaderMap) -> Result<Option<Scope>, Refusal> {
@@ -62,8 +53,8 @@ pub fn scope_of(headers: &HeaderMap) -> Result<Option<Scope>, Refusal> {
 
 /// Steps 1-5 for `req` (see the module doc); on success the [`Caller`] and [`Op`] are in the
 /// request's extensions for the handler.
-fn climb(state: &AppState, req: &Request) -> Result<(Caller, Option<Op>), Refusal> {
-    let settings = state.broker.settings();
+fn climb(broker: &Broker, req: &Request) -> Result<(Caller, Option<Op>), Refusal> {
+    let settings = broker.settings();
     // 1.
     let Some(token) = settings.token().filter(|_| settings.mcp_open()) else {
         return Err(Refusal::McpDisabled);
@@ -112,11 +103,11 @@ fn climb(state: &AppState, req: &Request) -> Result<(Caller, Option<Op>), Refusa
 /// Ladder steps 1-5 as a middleware (`route_layer` on the `/mcp` realm). A refusal logs the
 /// route and the peer only.
 pub async fn gate(
-    State(state): State<AppState>,
+    State(broker): State<Arc<Broker>>,
     mut req: Request,
     next: Next,
 ) -> Result<Response, Refusal> {
-    match climb(&state, &req) {
+    match climb(&broker, &req) {
         Ok((caller, op)) => {
             req.extensions_mut().insert(caller);
             if let Some(op) = op {
@@ -160,57 +151,6 @@ impl<S: Send + Sync> FromRequest<S> for McpBody {
     }
 }
 
-/// Ladder steps 6-7 for an operation on the window `id` of its body: the resolved [`Window`],
-/// the caller, and the body's other fields for the operation to validate.
-#[derive(Debug)]
-pub struct WindowRef {
-    /// The window, resolved through [`crate::broker::Broker::resolve`].
-    pub window: Window,
-    /// The caller.
-    pub caller: Caller,
-    /// The body.
-    pub fields: Fields,
-}
-
-impl FromRequest<AppState> for WindowRef {
-    type Rejection = Refusal;
-
-    async fn from_request(req: Request, state: &AppState) -> Result<Self, Refusal> {
-        let caller = req
-            .extensions()
-            .get::<Caller>()
-            .cloned()
-            .ok_or(Refusal::AuthRequired)?;
-        // An operation not found in the list is held to the stricter rule.
-        let access = match req.extensions().get::<Op>().map(|op| op.target()) {
-            Some(Target::Read) => Access::Read,
-            _ => Access::Write,
-        };
-        let McpBody(body) = McpBody::from_request(req, state).await?;
-        WindowRef::of(state, caller, access, &body)
-    }
-}
-
-impl WindowRef {
-    /// Steps 6-7 for `body`: the extractor above, and the MCP tools of the relay's own `/mcp`
-    /// endpoint, which call the service functions without an HTTP request per operation.
-    pub fn of(
-        state: &AppState,
-        caller: Caller,
-        access: Access,
-        body: &[u8],
-    ) -> Result<WindowRef, Refusal> {
-        let fields = fields::object(body, false)?;
-        let id = fields::id(&fields)?;
-        let window = state.broker.resolve(&state.registry, &caller, id, access)?;
-        Ok(WindowRef {
-            window,
-            caller,
-            fields,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,12 +168,5 @@ mod tests {
         assert_eq!(scope_of(&h), Err(Refusal::BadScope));
         h.insert(SCOPE_HEADER, HeaderValue::from_static("bad scope"));
         assert_eq!(scope_of(&h), Err(Refusal::BadScope));
-    }
-
-    #[test]
-    fn one_404() {
-        assert_eq!(unknown_or_off(), Refusal::UnknownOrOff);
-        assert_eq!(unknown_or_off().status(), 404);
-        assert_eq!(unknown_or_off().detail(), None);
     }
 }
