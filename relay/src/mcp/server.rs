@@ -19,7 +19,7 @@ use super::local;
 use super::remote;
 use super::tools::{self, WindowId};
 use crate::broker::ops::info::VERSION;
-use crate::broker::ops::Op;
+use crate::broker::ops::{Method, Op, Target};
 use crate::ground::Secret;
 
 /// Where the tools' operations run.
@@ -124,8 +124,11 @@ impl McpServer {
     ) -> Result<Value, ToolError> {
         tools::check_args(op, &args).map_err(ToolError::BadArguments)?;
         let b = &self.backend;
+        let spec = op.spec();
+        // Terminals and Launch have their own presentation; every other operation is routed by
+        // its spec, so a new one needs no arm here.
         match op {
-            Op::Info | Op::Profiles => {
+            _ if spec.target == Target::None && spec.method == Method::Get && op != Op::Terminals => {
                 let host = args.get("host").and_then(Value::as_str);
                 // `mcp_info` without `host` is one entry per host, even for one host.
                 if host.is_some() || (op == Op::Profiles && b.hosts().len() == 1) {
@@ -185,12 +188,12 @@ impl McpServer {
                 answer["owned"] = json!(true);
                 Ok(answer)
             }
-            Op::Knobs => {
+            _ if spec.target == Target::None => {
                 let host = self.host_of(args.get("host").and_then(Value::as_str))?;
                 args.remove("host");
                 b.call(parts, &host, op, args).await
             }
-            Op::Read | Op::Input | Op::Keys | Op::Pace | Op::Reset | Op::Flush | Op::Window => {
+            _ => {
                 let w = self.window_of(&args)?;
                 args.insert("id".into(), json!(w.id));
                 if op == Op::Input {
@@ -199,7 +202,7 @@ impl McpServer {
                         args.insert("data".into(), Value::String(data));
                     }
                 }
-                if op == Op::Window {
+                if spec.target == Target::Edit {
                     if let Some(h) = b.handles().get(&w.host, w.id, &b.owner_scope(parts)) {
                         args.insert("handle".into(), json!(h.expose()));
                     }
