@@ -19,8 +19,8 @@
 //! understood. A message over the size limit closes with 1009, a text frame that is not UTF-8
 //! with 1007, a frame that breaks the protocol (unmasked) with 1002.
 //! A page that falls [`CLIENT_QUEUE_BYTES`](crate::limits::CLIENT_QUEUE_BYTES) behind gets
-//! `resized` and a binary frame starting with CAN + RIS (`18 1b 63`) followed by a fresh snapshot
-//! instead of the output it missed.
+//! `resized` and a binary frame starting with [`wterm_core::RESYNC_PREFIX`] (CAN + RIS + ...,
+//! `18 1b 63 ...`) followed by a fresh snapshot instead of the output it missed.
 //!
 //! Page → relay: binary frames are input bytes, written to the PTY at once (never behind
 //! output); text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000,
