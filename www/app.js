@@ -50,6 +50,9 @@ function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
 
+// The title comes from the terminal (OSC 0/2 in the output; the snapshot on attach carries the
+// session's title, and the relay client's reset before it reports a title cleared), not from
+// the relay's `title` message: one route.
 const setTitle = (title) => { document.title = title ? `${title} — wterm` : "wterm"; };
 
 await init();
@@ -84,7 +87,6 @@ if (!token) {
     token,
     session: session ?? undefined,
     onSession: setSessionInUrl,
-    onTitle: setTitle,
     onExit: (code) => { exitCode = code; },
     onError: (e) => {
       if (e.code === "input_dropped") showStatus("Still reconnecting; input typed meanwhile was partly dropped.", true);

@@ -41,6 +41,21 @@ test("typed command runs in bash, and a reload re-attaches to the same shell", a
   expect(violations).toEqual([]);
 });
 
+test("the tab's title is the session's: set by the program, kept across a reload, cleared", async ({ page }) => {
+  // One route: the terminal's own title (OSC 2 in the output; the snapshot after a reload carries
+  // it); the relay's {"type":"title"} message is not used by the page.
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await expect(page).toHaveTitle("wterm");
+  await page.keyboard.type(String.raw`printf '\e]2;%s\a' "ti-$((3*3))"` + "\n");
+  await expect(page).toHaveTitle("ti-9 — wterm");
+  await page.reload();
+  await waitForPrompt(page);
+  await expect(page).toHaveTitle("ti-9 — wterm");
+  await page.keyboard.type(String.raw`printf '\e]2;\a'` + "\n");
+  await expect(page).toHaveTitle("wterm");
+});
+
 test("another site cannot put the page in a frame (CSP frame-ancestors)", async ({ page }) => {
   await page.setContent(`<iframe src="${relay.pageUrl()}" width="600" height="400"></iframe>`);
   await page.waitForTimeout(1500);

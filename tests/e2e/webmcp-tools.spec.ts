@@ -660,7 +660,17 @@ test("reset() clears screen, history, modes and title, keeping the size", async 
   await make(page, "a", { webmcp: true, record: true });
   await write(page, "a", "\x1b]2;T\x07\x1b[?1h" + "x\r\n".repeat(30) + "last");
   expect(await call(page, "read_terminal")).toMatchObject({ title: "T", scrollbackRows: 23 });
-  await page.evaluate(() => (window as any).harness.term("a").reset());
+  // The cleared title is reported, as for RIS: a relay page re-attaching to a session whose title
+  // went meanwhile gets no title from the snapshot, and must not keep showing the old one.
+  const titles = await page.evaluate(() => {
+    const seen: string[] = [];
+    const term = (window as any).harness.term("a");
+    term.addListener("title", (t: string) => seen.push(t));
+    term.reset();
+    term.reset(); // no title any more: nothing to report
+    return seen;
+  });
+  expect(titles).toEqual([""]);
   const r = await call(page, "read_terminal");
   expect(r).toMatchObject({ text: "", scrollbackRows: 0, cols: 60, rows: 8, cursor: { row: 0, col: 0 } });
   expect(r.title).toBeUndefined();

@@ -28,6 +28,6 @@ pub use error::{Error, ErrorKind};
 pub use frame::{AttrRun, Frame, ScreenHash, View};
 pub use modes::{CursorShape, CursorStyle, Modes, MouseEncoding, MouseTracking};
 pub use terminal::{
-    join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LinkId, ShellIntegration, ShellState, Size, Style,
+    RESYNC_PREFIX, join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LinkId, ShellIntegration, ShellState, Size, Style,
     StyledRun, Terminal, TextRow,
 };

@@ -684,6 +684,33 @@ impl Terminal {
     }
 }
 
+/// Bytes that put a terminal which already shows something into the state
+/// [`Terminal::snapshot`] expects, a freshly made [`Terminal`], without knowing what it shows or
+/// which version of wterm it runs: the relay sends them before the snapshot that replaces a
+/// lagged page's screen (a resync), whose stream was cut at an arbitrary byte. 36 bytes, fed as
+/// program output; in order:
+///
+/// - `18` CAN: ends any escape, control or OSC string the dropped output left half-sent, so the
+///   next byte starts a sequence (ECMA-48 §8.3.7; vte returns to ground on it from any state);
+/// - `1b 63` RIS (`ESC c`): full reset of screens, cursor, pen, modes, margins, tab stops,
+///   character sets, title and kitty flags, but not history, which xterm and tmux keep;
+/// - `1b 5b 33 4a` ED 3 (`CSI 3 J`, xterm): clears the history as well;
+/// - `1b 5d 32 3b 07` an empty OSC 2: clears the title, for a page running an older wterm
+///   whose RIS kept it (this one's clears it already);
+/// - `1b 5b 3c 39 39 75` (`CSI < 99 u`, kitty keyboard protocol): pops 99 entries, more than
+///   a stack holds ([`KITTY_STACK_DEPTH`](crate::limits::KITTY_STACK_DEPTH)), so all of the
+///   main screen's kitty flag stack, for a page whose RIS kept it;
+/// - `1b 5b 3f 34 37 68` (`CSI ? 47 h`), `CSI < 99 u` again, `1b 5b 3f 34 37 6c`
+///   (`CSI ? 47 l`): the same for the alternate screen's stack, which has its own (kitty
+///   protocol); the alternate screen is blank after RIS, and mode 47 switches without clearing
+///   or saving the cursor, so the visit leaves nothing behind.
+///
+/// After these bytes the terminal's snapshot equals a fresh terminal's of the same size
+/// (tested); feeding a snapshot then rebuilds the session exactly as in a fresh page. What a
+/// terminal keeps across a reset on purpose stays: its size, scrollback capacity and dynamic
+/// colors (the adapter's theme).
+pub const RESYNC_PREFIX: &[u8] = b"\x18\x1bc\x1b[3J\x1b]2;\x07\x1b[<99u\x1b[?47h\x1b[<99u\x1b[?47l";
+
 /// Writes [`Terminal::snapshot`]'s bytes.
 struct SnapshotWriter<'a> {
     out: Vec<u8>,

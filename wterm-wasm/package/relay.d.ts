@@ -69,7 +69,11 @@ export interface RelayOptions {
   onError?: (error: RelayError) => void;
   /** Every status change, with details for "reconnecting" and "closed". */
   onStatus?: (status: RelayStatus, detail?: RelayStatusDetail) => void;
-  /** The session's title as the relay reports it (on attach and when it changes). */
+  /**
+   * The session's title, on attach and when it changes ("" when cleared): the terminal's own
+   * title events (OSC 0/2 in the output; the snapshot on attach sets the session's title), while
+   * attached.
+   */
   onTitle?: (title: string) => void;
 }
 

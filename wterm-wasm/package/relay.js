@@ -12,7 +12,10 @@
 // - binary frames are program output (term.write); binary frames we send are input (onData),
 //   at most INPUT_FRAME_BYTES each; input made while not attached waits (PENDING_INPUT_MAX_BYTES);
 //   {"type":"resize","cols","rows"} asks the relay to resize the PTY;
-// - {"type":"title","data"}, {"type":"exit","code"} (then close 1000), {"type":"error","reason"};
+// - {"type":"exit","code"} (then close 1000), {"type":"error","reason"};
+// - {"type":"title","data"} is not used: the title reaches the terminal in the output itself
+//   (OSC 0/2, and the snapshot sets the session's title), so `onTitle` follows the terminal's
+//   own title events; one route, right after an attach, a reload and a resync alike;
 // - close 4401 (token refused) and 4404 (unknown session) are final; close 1000 ends the
 //   session; any other close reconnects with exponential back-off, 250 ms doubling to 5 s.
 
@@ -185,8 +188,11 @@ export function attachToRelay(term, options) {
     wanted = { cols: size.cols, rows: size.rows };
     sendResize(wanted);
   };
+  // The session's title: the terminal's, set by the output and the snapshot.
+  const onTitle = (title) => call(options.onTitle, title);
   term.addListener("data", onData);
   term.addListener("resize", onResize);
+  term.addListener("title", onTitle);
   // The relay answers the program's queries itself; every attached page answering too would
   // send the program one reply per page.
   const answeredQueries = term.answerQueries;
@@ -200,6 +206,7 @@ export function attachToRelay(term, options) {
     timer = null;
     term.removeListener("data", onData);
     term.removeListener("resize", onResize);
+    term.removeListener("title", onTitle);
     term.answerQueries = answeredQueries;
     if (error) call(options.onError, error);
     setStatus("closed", { reason });
@@ -238,9 +245,6 @@ export function attachToRelay(term, options) {
         } else {
           followRelay(msg.cols, msg.rows);
         }
-        break;
-      case "title":
-        call(options.onTitle, typeof msg.data === "string" ? msg.data : "");
         break;
       case "exit":
         exited = true;

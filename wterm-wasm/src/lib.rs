@@ -326,9 +326,12 @@ impl WTerm {
     }
 
     /// Clears the terminal as if new, keeping its size: blank screen, no history, default
-    /// modes, no title. The relay page calls it before replaying a session's snapshot.
+    /// modes, no title (`onTitle` gets `""` when a title was set). The relay client calls it
+    /// before replaying a session's snapshot.
     pub fn reset(&self) -> Result<(), JsError> {
-        self.shared.try_borrow_mut().map_err(|_| busy())?.reset();
+        let mut out = Outbox::default();
+        self.shared.try_borrow_mut().map_err(|_| busy())?.reset(&mut out);
+        out.deliver();
         Ok(())
     }
 

@@ -221,10 +221,16 @@ impl Inner {
 
     /// Clears the terminal as a fresh one of the same size and scrollback capacity: blank
     /// screen, no history, default modes, no title (`wterm_core::Terminal::reset`). Waits in
-    /// progress see it as output.
-    pub(crate) fn reset(&mut self) {
+    /// progress see it as output. A title that was set is reported cleared (`""` to the title
+    /// callbacks), as RIS reports it: a page attaching to a session whose title went meanwhile
+    /// otherwise kept showing the old one (the snapshot after the reset sets only a title the
+    /// session has).
+    pub(crate) fn reset(&mut self, out: &mut Outbox) {
         if self.lifecycle == Lifecycle::Destroyed {
             return;
+        }
+        if self.term.title().is_some() {
+            self.callbacks.title.queue(out, JsValue::from_str(""));
         }
         self.term.reset();
         self.view_offset = 0;

@@ -64,13 +64,6 @@ pub const SOCKET_SEND_BUFFER_BYTES: usize = 64 * 1024;
 /// merged up to this size; a single larger chunk (a snapshot) is sent as one frame.
 pub const WS_FRAME_BYTES: usize = 128 * 1024;
 
-/// Binary bytes a page that acknowledges (`{"type":"ack","bytes":N}`) may have sent to it and
-/// not yet acknowledged, in bytes. At the limit its output waits in its queue (and the queue's
-/// bound, [`CLIENT_QUEUE_BYTES`], turns a long wait into a resync). TCP backpressure reaches the
-/// relay only after the browser's own buffers fill; acknowledgements bound what a page still has
-/// to work through exactly. Pages that never acknowledge get TCP backpressure only.
-pub const ACK_WINDOW_BYTES: u64 = 256 * 1024;
-
 /// Largest websocket message a page may send, in bytes (the broker's input limit, 256 KiB).
 /// A larger message ends the connection with close code 1009 (message too big).
 pub const MAX_WS_MESSAGE_BYTES: usize = 256 * 1024;

@@ -19,16 +19,13 @@
 //! understood. A message over the size limit closes with 1009, a text frame that is not UTF-8
 //! with 1007, a frame that breaks the protocol (unmasked) with 1002.
 //! A page that falls [`CLIENT_QUEUE_BYTES`](crate::ground::limits::CLIENT_QUEUE_BYTES) behind gets
-//! `resized` and a binary frame starting with CAN + RIS (`18 1b 63`) followed by a fresh snapshot
-//! instead of the output it missed.
+//! `resized` and a binary frame starting with [`wterm_core::RESYNC_PREFIX`] (CAN + RIS + ...,
+//! `18 1b 63 ...`) followed by a fresh snapshot instead of the output it missed.
 //!
 //! Page → relay: binary frames are input bytes, written to the PTY at once (never behind
 //! output); text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000,
-//! columns at least 2; not echoed back unless clamped); text `{"type":"ack","bytes":N}` (optional) says the page has processed
-//! N bytes of binary frames since it attached (cumulative, snapshot included). From a page's
-//! first `ack` on, the relay keeps at most
-//! [`ACK_WINDOW_BYTES`](crate::ground::limits::ACK_WINDOW_BYTES) unacknowledged towards it, so a page
-//! slower than the program is resynced instead of piling up output in the browser.
+//! columns at least 2; not echoed back unless clamped). Any other text message is answered
+//! with an `error` frame (`bad_message`, [`BAD_MESSAGE_DETAIL`]) and otherwise ignored.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -69,8 +66,8 @@ pub const CLOSE_PROTOCOL_ERROR: u16 = 1002;
 
 /// `detail` of the `bad_message` error frame: the text messages a page may send.
 pub const BAD_MESSAGE_DETAIL: &str =
-    "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N} \
-     or {\"type\":\"ack\",\"bytes\":N}; input goes in binary frames";
+    "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N}; \
+     input goes in binary frames";
 
 /// Which session a socket wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -255,7 +252,6 @@ where
 #[serde(tag = "type", rename_all = "lowercase")]
 enum FromPage {
     Resize { cols: u64, rows: u64 },
-    Ack { bytes: u64 },
 }
 
 fn side(n: u64) -> u16 {
@@ -277,7 +273,6 @@ where
                 Ok(FromPage::Resize { cols, rows }) => {
                     session.resize(Size::new(side(rows), side(cols)), queue);
                 }
-                Ok(FromPage::Ack { bytes }) => queue.ack(bytes),
                 Err(_) => queue.push_text(
                     ToPage::Error {
                         reason: "bad_message",

@@ -2,7 +2,7 @@
 //! operations: each [`Op`]'s tool name, title, description and hints come from its spec, and its
 //! input schema from its request type. Shared by the relay's `/mcp` endpoint and
 //! `wterm-relay mcp`. Also the pieces every backend needs: window ids
-//! (`"<host>:<int>"`), the `send_input` newline rule and the bound on `read_screen` answers.
+//! (`"<host>:<int>"`) and the bound on `read_screen` answers.
 
 use std::sync::Arc;
 
@@ -211,11 +211,6 @@ impl WindowId {
     }
 }
 
-/// `send_input`'s newline rule: `\r\n` and `\n` become one CR each; everything else unchanged.
-pub fn enter_newlines(data: &str) -> String {
-    data.replace("\r\n", "\r").replace('\n', "\r")
-}
-
 /// Bounds a `/mcp/read` answer for a tool result: `text` (and a delta's `changed_rows`) cut
 /// from the top to [`MAX_TOOL_TEXT_CHARS`], style runs to [`MAX_TOOL_ATTR_RUNS`]; adds
 /// `rows_omitted` / `attr_runs_omitted` when something was left out.
@@ -289,12 +284,6 @@ mod tests {
         ] {
             assert_eq!(WindowId::parse(bad), None, "{bad}");
         }
-    }
-
-    #[test]
-    fn newlines_become_enter() {
-        assert_eq!(enter_newlines("a\nb\r\nc\r"), "a\rb\rc\r");
-        assert_eq!(enter_newlines("\u{3}\t\u{1b}"), "\u{3}\t\u{1b}");
     }
 
     #[test]

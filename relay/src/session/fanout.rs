@@ -6,9 +6,10 @@
 //! session for a resync (a fresh snapshot, which rebuilds the true screen), so a slow page never
 //! makes the relay buffer without bound nor slows the PTY or the other pages.
 //!
-//! A page falls behind either because its socket is slow (TCP backpressure blocks its socket
-//! task) or, once it acknowledges what it has processed ([`ClientQueue::ack`]), because it has
-//! [`ACK_WINDOW_BYTES`] unacknowledged: then binary frames wait in the queue.
+//! A page falls behind when its socket is slow: TCP backpressure blocks its socket task, and
+//! binary frames wait in the queue. (An application-level acknowledgement window was measured
+//! against this and dropped: in a 50 MB flood into headless Chromium it halved throughput,
+//! 13.9 → 8.0 MB/s median, for no gain in memory or Ctrl-C latency; `bench/page-flood`.)
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -16,7 +17,7 @@ use std::sync::Mutex;
 use bytes::{Bytes, BytesMut};
 use tokio::sync::Notify;
 
-use crate::ground::limits::{ACK_WINDOW_BYTES, CLIENT_QUEUE_BYTES, WS_FRAME_BYTES};
+use crate::ground::limits::{CLIENT_QUEUE_BYTES, WS_FRAME_BYTES};
 
 /// One frame towards a page.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,18 +51,6 @@ struct State {
     lagged: bool,
     /// Set once: sent after every queued frame.
     close: Option<(u16, &'static str)>,
-    /// Binary bytes handed to the socket task since attach.
-    sent_bytes: u64,
-    /// The page's latest acknowledgement (binary bytes processed since attach); `None` until it
-    /// sends one, and then the ack window applies.
-    acked: Option<u64>,
-}
-
-impl State {
-    fn window_open(&self) -> bool {
-        self.acked
-            .is_none_or(|acked| self.sent_bytes.saturating_sub(acked) < ACK_WINDOW_BYTES)
-    }
 }
 
 /// The queue towards one attached page. Methods never block on the page.
@@ -184,17 +173,6 @@ impl ClientQueue {
         self.drained.notify_waiters();
     }
 
-    /// Records that the page has processed `bytes` binary bytes since it attached (cumulative;
-    /// clamped to what was sent; a smaller value than before is ignored). From the first call on,
-    /// at most [`ACK_WINDOW_BYTES`] are unacknowledged at a time.
-    pub fn ack(&self, bytes: u64) {
-        self.with(|st| {
-            let bytes = bytes.min(st.sent_bytes);
-            st.acked = Some(st.acked.map_or(bytes, |a| a.max(bytes)));
-        });
-        self.wake.notify_one();
-    }
-
     /// Waits for the next thing to do. Consecutive output chunks are merged into one frame of
     /// at most [`WS_FRAME_BYTES`] (a larger single chunk stays whole).
     pub async fn next(&self) -> Next {
@@ -214,15 +192,7 @@ impl ClientQueue {
 fn take_next(st: &mut State) -> Option<Next> {
     match st.frames.front() {
         Some(Frame::Text(_)) => st.frames.pop_front().map(Next::Send),
-        // Binary frames wait while the page's ack window is full.
-        Some(_) if !st.window_open() => None,
-        Some(Frame::Snapshot(_)) => {
-            let frame = st.frames.pop_front()?;
-            if let Frame::Snapshot(b) = &frame {
-                st.sent_bytes += b.len() as u64;
-            }
-            Some(Next::Send(frame))
-        }
+        Some(Frame::Snapshot(_)) => st.frames.pop_front().map(Next::Send),
         Some(Frame::Output(_)) => {
             let Some(Frame::Output(first)) = st.frames.pop_front() else {
                 return None;
@@ -240,11 +210,10 @@ fn take_next(st: &mut State) -> Option<Next> {
             } else {
                 first
             };
-            st.sent_bytes += out.len() as u64;
             Some(Next::Send(Frame::Output(out)))
         }
         // The snapshot is taken only when it can be sent, not at every overflow.
-        None if st.lagged => st.window_open().then_some(Next::Resync),
+        None if st.lagged => Some(Next::Resync),
         None => st.close.map(|(code, reason)| Next::Close(code, reason)),
     }
 }
@@ -310,36 +279,6 @@ mod tests {
             Some(Next::Send(Frame::Output(Bytes::from_static(b"live"))))
         );
         assert_eq!(now(&q), Some(Next::Close(1000, "")));
-    }
-
-    #[test]
-    fn an_acknowledging_page_gets_at_most_the_window_unacknowledged() {
-        let q = ClientQueue::new();
-        let chunk = Bytes::from(vec![b'y'; WS_FRAME_BYTES]);
-        // Without acks, output flows as fast as the socket takes it.
-        q.push_output(chunk.clone());
-        assert!(matches!(now(&q), Some(Next::Send(Frame::Output(_)))));
-        q.ack(0);
-        let mut sent = 1u64;
-        loop {
-            q.push_output(chunk.clone());
-            match now(&q) {
-                Some(Next::Send(Frame::Output(_))) => sent += 1,
-                None => break,
-                other => panic!("{other:?}"),
-            }
-        }
-        assert_eq!(sent * WS_FRAME_BYTES as u64, ACK_WINDOW_BYTES);
-        q.push_text("text".into());
-        assert_eq!(
-            now(&q),
-            None,
-            "text waits behind the blocked output, in order"
-        );
-        q.ack(u64::MAX);
-        assert!(matches!(now(&q), Some(Next::Send(Frame::Output(_)))));
-        assert_eq!(now(&q), Some(Next::Send(Frame::Text("text".into()))));
-        assert_eq!(now(&q), None);
     }
 
     #[test]

@@ -30,7 +30,7 @@ use portable_pty::{ChildKiller, MasterPty};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
-use wterm_core::{Size, Terminal, View};
+use wterm_core::{Size, Terminal, View, RESYNC_PREFIX};
 
 use crate::ground::limits::{
     EXIT_DRAIN, EXIT_DRAIN_MAX, FEED_HIGH_WATER_BYTES, FEED_LOW_WATER_BYTES, FLOW_HIGH_WATER_BYTES,
@@ -51,15 +51,6 @@ pub fn parse_id(text: &str) -> Option<SessionId> {
     }
     text.parse().ok()
 }
-
-/// Bytes put before a snapshot that replaces a lagged page's screen, so the snapshot rebuilds
-/// the page's terminal as it would a fresh one: CAN ends any escape sequence the dropped output
-/// left half-sent; RIS (`ESC c`) resets screen and modes, and ED 3 (`CSI 3 J`) clears history,
-/// which RIS keeps (as in xterm); then what an older page's RIS left alone is cleared too: the
-/// title (empty OSC 2) and both screens' kitty keyboard flag stacks (`CSI < 99 u` pops them
-/// all; `CSI ? 47 h/l` visits the alternate screen, blank after RIS). The snapshot then sets
-/// whatever the session really has.
-const RESYNC_PREFIX: &[u8] = b"\x18\x1bc\x1b[3J\x1b]2;\x07\x1b[<99u\x1b[?47h\x1b[<99u\x1b[?47l";
 
 /// A JSON control message to a page (a text websocket frame); see `http/ws.rs` for the protocol.
 #[derive(Debug, Serialize)]

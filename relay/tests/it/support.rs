@@ -178,6 +178,34 @@ impl Relay {
         r.json()["id"].as_u64().unwrap()
     }
 
+    /// A page attached to `session` whose socket has a small receive buffer (4 KiB), so TCP
+    /// backpressure reaches the relay as soon as it stops reading.
+    pub async fn attach_slow(&self, session: u64) -> Page {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let stream = socket
+            .connect(([127, 0, 0, 1], self.port).into())
+            .await
+            .unwrap();
+        let mut req = format!("ws://127.0.0.1:{}/ws?session={session}", self.port)
+            .into_client_request()
+            .unwrap();
+        req.headers_mut().insert(
+            "Sec-WebSocket-Protocol",
+            HeaderValue::from_str(&format!("wterm.v1, bearer.{}", self.token)).unwrap(),
+        );
+        req.headers_mut()
+            .insert("Origin", HeaderValue::from_str(&self.origin()).unwrap());
+        let (ws, resp) = tokio::time::timeout(
+            WAIT,
+            tokio_tungstenite::client_async(req, MaybeTlsStream::Plain(stream)),
+        )
+        .await
+        .expect("websocket handshake in time")
+        .unwrap();
+        Page::new(ws, &resp)
+    }
+
     /// A page attached to `session` (a new one when `None`), with the right token and origin.
     pub async fn attach(&self, session: Option<u64>) -> Page {
         let query = session

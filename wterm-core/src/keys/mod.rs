@@ -7,7 +7,8 @@
 //!   (flags 1 "disambiguate" and 8 "report all keys as escape codes").
 //! - [`parse_chord`]: the WebMCP grammar (`"Ctrl+Shift+ArrowLeft"`); [`parse_broker_key`]: the
 //!   broker grammar (`"C-x"`, `"M-Left"`); [`dom_key`]: `KeyboardEvent.key` names.
-//! - [`encode_paste`]: pasted text, bracketed when mode 2004 is on.
+//! - [`encode_paste`]: pasted text, bracketed when mode 2004 is on; [`enter_newlines`]: the
+//!   newline rule for typed text (line breaks become Enter's CR).
 //! - [`encode_mouse`], [`encode_focus`]: mouse and focus reports for the program's mouse modes.
 
 mod encode;
@@ -20,7 +21,7 @@ pub use grammar::{dom_key, parse_broker_key, parse_chord, KEY_NAMES_HELP};
 pub use mouse::{
     encode_focus, encode_mouse, MouseAction, MouseButton, MouseEvent, UTF8_MAX_COORD, X10_MAX_COORD,
 };
-pub use paste::{encode_paste, encode_typed};
+pub use paste::{encode_paste, encode_typed, enter_newlines};
 
 /// A key, independent of modifiers. `Char` holds the character the key produces (with Shift
 /// already applied, as in `KeyboardEvent.key`).

@@ -7,8 +7,8 @@ pub const PASTE_END: &[u8] = b"\x1b[201~";
 
 /// Bytes for pasting `text`. When the program enabled bracketed paste (mode 2004) the text is
 /// wrapped in `CSI 200 ~` … `CSI 201 ~` with every ESC removed, so the pasted text cannot end
-/// the paste early. Otherwise line breaks (`\r\n`, `\n`) become CR, as a keyboard Enter, and the
-/// text is sent as is.
+/// the paste early. Otherwise line breaks become Enter ([`enter_newlines`]) and the text is
+/// sent as is.
 pub fn encode_paste(text: &str, bracketed: bool) -> Vec<u8> {
     if bracketed {
         let mut out = Vec::with_capacity(text.len() + PASTE_START.len() + PASTE_END.len());
@@ -17,7 +17,7 @@ pub fn encode_paste(text: &str, bracketed: bool) -> Vec<u8> {
         out.extend_from_slice(PASTE_END);
         out
     } else {
-        newlines_to_cr(text)
+        enter_newlines(text).into_bytes()
     }
 }
 
@@ -31,22 +31,27 @@ pub fn encode_typed(text: &str, bracketed: bool) -> Vec<u8> {
     }
 }
 
-/// `\r\n` and `\n` become one CR each; a lone CR stays.
-pub fn newlines_to_cr(text: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len());
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
-                out.push(b'\r');
-                i += 2;
-                continue;
+/// Text with its line breaks turned into what the Enter key sends: `\r\n` and `\n` become one
+/// CR (0x0D) each; a lone CR stays, and every other character, control characters included, is
+/// unchanged. Same length or shorter, in bytes and characters.
+///
+/// The one newline rule for text sent to a program as typed input: a tty in its default mode
+/// (`icrnl`) turns Enter's CR into the `\n` a program reads, while a `\n` sent as is reaches a
+/// raw-mode program (an editor, a REPL, a TUI) as Ctrl+J, not Enter. Used by [`encode_paste`]
+/// without bracketed paste (so by WebMCP `type_in_terminal`), and for the relay's MCP
+/// `send_input` (whose `data` is otherwise raw bytes).
+pub fn enter_newlines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => {
+                chars.next();
+                out.push('\r');
             }
-            b'\n' => out.push(b'\r'),
-            b => out.push(b),
+            '\n' => out.push('\r'),
+            c => out.push(c),
         }
-        i += 1;
     }
     out
 }
@@ -63,6 +68,36 @@ mod tests {
     #[test]
     fn unbracketed_newlines_become_cr() {
         assert_eq!(encode_paste("a\r\nb\nc\rd", false), b"a\rb\rc\rd".to_vec());
+    }
+
+    #[test]
+    fn enter_newlines_turns_each_line_break_into_one_cr() {
+        assert_eq!(enter_newlines("a\nb\r\nc\r"), "a\rb\rc\r");
+        assert_eq!(enter_newlines("\r\r\n\n\r\n"), "\r\r\r\r");
+        assert_eq!(enter_newlines("\u{3}\t\u{1b}é中\n"), "\u{3}\t\u{1b}é中\r");
+        assert_eq!(enter_newlines(""), "");
+    }
+
+    /// The rule as the relay's `send_input` first spelled it: every string over {a, CR, LF} up
+    /// to 7 characters gets the same answer.
+    #[test]
+    fn enter_newlines_matches_replacing_crlf_then_lf() {
+        let alphabet = ['a', '\r', '\n'];
+        let mut texts = vec![String::new()];
+        for _ in 0..7 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            for text in &longer {
+                assert_eq!(
+                    enter_newlines(text),
+                    text.replace("\r\n", "\r").replace('\n', "\r"),
+                    "{text:?}"
+                );
+            }
+            texts = longer;
+        }
     }
 
     #[test]

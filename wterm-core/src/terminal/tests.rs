@@ -575,3 +575,50 @@ fn osc_10_11_12_queries_answer_the_dynamic_colors_as_they_were_asked() {
     t.reset();
     assert_eq!(t.dynamic_colors().background, [0xff, 0xff, 0xff]);
 }
+
+/// [`RESYNC_PREFIX`] takes a terminal in any state, even in the middle of a sequence, back to
+/// what a fresh one is: the snapshot it would send equals a fresh terminal's, and a session's
+/// snapshot fed after it rebuilds the session as in a fresh terminal.
+#[test]
+fn the_resync_prefix_leaves_a_terminal_as_a_fresh_one() {
+    let size = Size::new(6, 20);
+    let fresh = || Terminal::new(size, 100);
+    // Every unfinished state the cut output may leave: a CSI, an OSC string, a DCS string, an
+    // ESC, a UTF-8 character.
+    for cut in [&b"\x1b[3"[..], b"\x1b]2;half a titl", b"\x1bP1$qm", b"\x1b", b"\xe2\x82"] {
+        let mut t = fresh();
+        for i in 0..40 {
+            t.feed(format!("stale {i}\r\n").as_bytes());
+        }
+        assert!(t.scrollback_rows() > 0);
+        // Title, cwd, shell mark, modes, cursor style, margins, tabs, pen, charsets, and kitty
+        // flags on both screens; then the alternate screen with text, left active.
+        t.feed(b"\x1b]2;stale\x07\x1b]7;file://h/tmp\x07\x1b]133;A\x07\x1b[?1h\x1b[?25l\x1b[?2004h");
+        t.feed(b"\x1b[?1000h\x1b[?1006h\x1b[5 q\x1b[2;4r\x1b[3g\x1b[1;31m\x1b(0\x1b[>1u\x1b[>5u");
+        t.feed(b"\x1b[?1049h\x1b[>8ualt text\x1b[?1h");
+        assert!(t.title().is_some() && t.modes().alternate_screen && t.modes().kitty_flags == 8);
+        t.feed(cut);
+        t.feed(RESYNC_PREFIX);
+
+        assert_eq!(t.snapshot(), fresh().snapshot(), "after {cut:?}");
+        assert_eq!(t.screen_text(), "", "after {cut:?}");
+        assert_eq!(t.scrollback_rows(), 0);
+        assert_eq!(t.title(), None);
+        assert_eq!(t.modes(), Modes::default());
+        assert_eq!(t.cursor(), fresh().cursor());
+        // Mode 47, not 1049, which would save the cursor.
+        t.feed(b"\x1b[?47h");
+        assert_eq!(t.modes().kitty_flags, 0, "the alternate screen's stack is empty too");
+        t.feed(b"\x1b[?47l");
+
+        // A session's snapshot after it: the same terminal as a fresh page gets.
+        let mut truth = fresh();
+        truth.feed(b"\x1b]2;truth\x07\x1b[?2004h\x1b[32mgreen\x1b[m\r\n$ ");
+        let snapshot = truth.snapshot();
+        let mut page = fresh();
+        page.feed(&snapshot);
+        t.feed(&snapshot);
+        assert_eq!(t.snapshot(), page.snapshot());
+        assert_eq!((t.screen_text(), t.title()), ("green\n$".into(), Some("truth")));
+    }
+}
