@@ -128,7 +128,10 @@ impl McpServer {
         // Terminals and Launch have their own presentation; every other operation is routed by
         // its spec, so a new one needs no arm here.
         match op {
-            _ if spec.target == Target::None && spec.method == Method::Get && op != Op::Terminals => {
+            _ if spec.target == Target::None
+                && spec.method == Method::Get
+                && op != Op::Terminals =>
+            {
                 let host = args.get("host").and_then(Value::as_str);
                 // `mcp_info` without `host` is one entry per host, even for one host.
                 if host.is_some() || (op == Op::Profiles && b.hosts().len() == 1) {
