@@ -70,15 +70,20 @@ fn mcp_config(args: mcp_cli::McpConfigArgs) -> ExitCode {
 
 fn main() -> ExitCode {
     let args = match Cli::parse().into_action() {
-        Action::Serve(args) => args,
+        Action::Serve(serve) => serve,
         Action::Mcp(args) => {
             init_logging("warn");
             return mcp(args);
         }
         Action::McpConfig(args) => return mcp_config(args),
+        Action::ShellIntegration(shell) => {
+            print!("{}", shell.script());
+            return ExitCode::SUCCESS;
+        }
     };
     init_logging("info");
-    let config = match Config::resolve(args) {
+    let config = match Config::resolve(args.args) {
+        Ok(c) if args.no_shell_integration => c.without_shell_integration(),
         Ok(c) => c,
         Err(e) => {
             eprintln!("wterm-relay: {e}");

@@ -38,7 +38,8 @@ pub struct Shared {
 impl AppState {
     /// State for a relay bound to `port`; `local_url` is its base URL on loopback.
     pub fn new(config: Config, port: u16, local_url: String) -> Self {
-        let registry = Registry::new(Program::shell(&config.shell), Some(&config.state_dir));
+        let shell = Program::shell(&config.shell).with_shell_integration(config.shell_integration);
+        let registry = Registry::new(shell, Some(&config.state_dir));
         let broker = Arc::new(Broker::new(&config, local_url, registry.clone()));
         AppState(Arc::new(Shared {
             config,

@@ -105,6 +105,9 @@ pub struct Config {
     pub profiles: Profiles,
     /// Whether MCP clients may have terminals launched (`--no-terminals` turns it off).
     pub terminals: bool,
+    /// Whether the relay injects shell integration into the shells it starts
+    /// (`--no-shell-integration` turns it off; see [`Config::without_shell_integration`]).
+    pub shell_integration: bool,
 }
 
 /// Why the configuration could not be resolved; says what was wrong and what is accepted.
@@ -248,7 +251,16 @@ impl Config {
             env_tokens,
             profiles,
             terminals: !args.no_terminals,
+            shell_integration: true,
         })
+    }
+
+    /// The same configuration with shell integration off for the page's shell and every
+    /// profile (`--no-shell-integration`).
+    pub fn without_shell_integration(mut self) -> Self {
+        self.shell_integration = false;
+        self.profiles.disable_shell_integration();
+        self
     }
 }
 

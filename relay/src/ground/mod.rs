@@ -6,7 +6,9 @@
 //! - [`secret`]: [`Secret`], compared in constant time and never printed;
 //! - [`fields`]: reading request fields from a JSON object body, with the contract's refusals;
 //! - [`config`]: the serve options resolved with the environment and the state directory;
-//! - [`program`], [`profiles`]: what a session runs, and the named programs a launch may start.
+//! - [`program`], [`profiles`]: what a session runs, and the named programs a launch may start;
+//! - [`shell_integration`]: the scripts that make bash, zsh and fish report their commands, and
+//!   how a shell the relay starts gets them.
 
 pub mod config;
 pub mod fields;
@@ -15,6 +17,7 @@ pub mod profiles;
 pub mod program;
 pub mod refusal;
 pub mod secret;
+pub mod shell_integration;
 
 pub use refusal::Refusal;
 pub use secret::Secret;

@@ -11,6 +11,7 @@
 //! command = ["bash", "-l"]         # required, non-empty; argv[0] is looked up in PATH
 //! cwd = "/home/me/src"             # optional, absolute
 //! env = { EDITOR = "vim" }         # optional, set on top of the relay's environment
+//! shell_integration = false        # optional; default true (bash, zsh, fish only)
 //! ```
 //!
 //! With no file, or a file that defines no profile, there is one built-in profile, `shell`:
@@ -67,6 +68,7 @@ struct ProfileDef {
     cwd: Option<PathBuf>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    shell_integration: Option<bool>,
 }
 
 impl Profiles {
@@ -108,6 +110,7 @@ impl Profiles {
                 argv: def.command,
                 cwd: def.cwd,
                 env: def.env.into_iter().collect(),
+                shell_integration: def.shell_integration.unwrap_or(true),
             };
             profiles.insert(name, program);
         }
@@ -139,6 +142,13 @@ impl Profiles {
         }
         let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
         Profiles::parse(&text, shell).map_err(err)
+    }
+
+    /// Turns shell integration off for every profile (`--no-shell-integration`).
+    pub fn disable_shell_integration(&mut self) {
+        for program in self.profiles.values_mut() {
+            program.shell_integration = false;
+        }
     }
 
     /// The default profile's name.
@@ -183,6 +193,7 @@ mod tests {
             env = { A = "1" }
             [profiles.top]
             command = ["top"]
+            shell_integration = false
             "#,
             "/bin/bash",
         )
@@ -193,7 +204,12 @@ mod tests {
         assert_eq!(py.argv, vec!["python3", "-q"]);
         assert_eq!(py.cwd.as_deref(), Some(Path::new("/tmp")));
         assert_eq!(py.env, vec![("A".to_owned(), "1".to_owned())]);
+        assert!(py.shell_integration);
+        assert!(!p.get("top").unwrap().shell_integration);
         assert!(p.get("shell").is_none());
+        let mut p = p;
+        p.disable_shell_integration();
+        assert!(!p.get("py").unwrap().shell_integration);
     }
 
     #[test]

@@ -9,6 +9,10 @@ pub struct Program {
     pub cwd: Option<std::path::PathBuf>,
     /// Environment variables set on top of the relay's (the relay's secrets are removed first).
     pub env: Vec<(String, String)>,
+    /// Whether the relay may inject its shell integration when this is bash, zsh or fish
+    /// (see [`crate::ground::shell_integration`]); `--no-shell-integration` and a profile's
+    /// `shell_integration = false` turn it off.
+    pub shell_integration: bool,
 }
 
 impl Program {
@@ -18,6 +22,13 @@ impl Program {
             argv: vec![program.to_owned()],
             cwd: None,
             env: Vec::new(),
+            shell_integration: true,
         }
+    }
+
+    /// The same program with shell integration allowed or not.
+    pub fn with_shell_integration(mut self, on: bool) -> Program {
+        self.shell_integration = on;
+        self
     }
 }

@@ -36,6 +36,8 @@ use crate::ground::limits::{
     EXIT_DRAIN, EXIT_DRAIN_MAX, FEED_HIGH_WATER_BYTES, FEED_LOW_WATER_BYTES, FLOW_HIGH_WATER_BYTES,
     FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX, PTY_READ_CHUNK_BYTES, SCROLLBACK_ROWS,
 };
+use crate::ground::shell_integration::ScriptDir;
+pub use crate::ground::shell_integration::{Integration, NotInjected, ShellKind};
 use fanout::{ClientQueue, Frame};
 use pty::Input;
 
@@ -180,6 +182,8 @@ pub struct Session {
     published: AtomicBool,
     /// See [`SessionSpec::attachment`].
     attachment: Attachment,
+    /// Whether the relay injected shell integration into its program.
+    integration: Integration,
 }
 
 /// A session's terminal, locked, with what the readers need beside it.
@@ -230,8 +234,29 @@ impl Session {
     /// Starts `spec.program` on a new PTY of `spec.size` (clamped). The returned [`Pump`] must
     /// be run for output to flow. The session starts unpublished.
     pub fn start(id: SessionId, spec: SessionSpec) -> std::io::Result<(Arc<Self>, Pump)> {
+        Session::start_with(id, spec, None)
+    }
+
+    /// [`Session::start`], injecting shell integration from `scripts` when the program is a
+    /// shell that can take it ([`ScriptDir::prepare`]); [`Session::shell_integration`] says
+    /// whether it was.
+    pub fn start_with(
+        id: SessionId,
+        spec: SessionSpec,
+        scripts: Option<&ScriptDir>,
+    ) -> std::io::Result<(Arc<Self>, Pump)> {
         let size = spec.size.clamped();
-        let pty = pty::spawn(&spec.program, size)?;
+        let (program, integration) = match scripts {
+            Some(dir) => dir.prepare(&spec.program, std::env::var_os("ZDOTDIR")),
+            None => {
+                let why = match crate::ground::shell_integration::injectable(&spec.program) {
+                    Ok(_) => NotInjected::NoScripts,
+                    Err(why) => why,
+                };
+                (spec.program, Integration::NotInjected(why))
+            }
+        };
+        let pty = pty::spawn(&program, size)?;
         let session = Arc::new(Session {
             id,
             pid: pty.pid,
@@ -258,6 +283,7 @@ impl Session {
             changes: watch::Sender::new(0),
             published: AtomicBool::new(false),
             attachment: spec.attachment,
+            integration,
         });
         let pump = Pump {
             session: session.clone(),
@@ -270,6 +296,12 @@ impl Session {
     /// The attachment it was started with, when it is a `T`.
     pub fn attachment<T: 'static>(&self) -> Option<&T> {
         self.attachment.downcast_ref()
+    }
+
+    /// Whether the relay injected shell integration into the session's program, and for which
+    /// shell; when it did not, what the program reports about its commands is unknown.
+    pub fn shell_integration(&self) -> Integration {
+        self.integration
     }
 
     /// The session id.

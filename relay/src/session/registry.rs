@@ -10,6 +10,7 @@ use tokio_util::task::TaskTracker;
 use super::{pty, Session, SessionId, SessionInfo, SessionSpec};
 use crate::ground::limits::{KILL_GRACE, MAX_SESSIONS};
 use crate::ground::program::Program;
+use crate::ground::shell_integration::ScriptDir;
 
 /// Why a session could not be created.
 #[derive(Debug)]
@@ -39,6 +40,9 @@ pub const NEXT_ID_FILE: &str = "next_session_id";
 #[derive(Debug)]
 struct Shared {
     shell: Program,
+    /// The shell integration files; `None` without a state directory, when they could not be
+    /// written, or when `shell` has integration turned off (`--no-shell-integration`).
+    scripts: Option<ScriptDir>,
     /// Where the next id is kept ([`NEXT_ID_FILE`]); `None` keeps it in memory only.
     next_id_file: Option<PathBuf>,
     sessions: Mutex<Sessions>,
@@ -60,8 +64,19 @@ pub struct Registry(Arc<Shared>);
 impl Registry {
     /// An empty registry; `shell` is what the page's sessions run. With `state_dir`, session ids
     /// continue from where the last relay using it stopped ([`NEXT_ID_FILE`]; a missing or
-    /// unreadable file starts at 1).
+    /// unreadable file starts at 1), and the shell integration files are written there
+    /// ([`ScriptDir::install`]) unless `shell` has integration turned off.
     pub fn new(shell: Program, state_dir: Option<&Path>) -> Self {
+        let scripts = state_dir
+            .filter(|_| shell.shell_integration)
+            .and_then(|dir| match ScriptDir::install(dir) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    tracing::warn!(dir = %dir.display(), error = %e,
+                        "shell integration files not written; shells start without it");
+                    None
+                }
+            });
         let next_id_file = state_dir.map(|d| d.join(NEXT_ID_FILE));
         let next_id = next_id_file
             .as_ref()
@@ -71,6 +86,7 @@ impl Registry {
             .max(1);
         Registry(Arc::new(Shared {
             shell,
+            scripts,
             next_id_file,
             sessions: Mutex::new(Sessions {
                 next_id,
@@ -99,7 +115,8 @@ impl Registry {
             return Err(CreateError::TooMany);
         }
         let id = sessions.next_id;
-        let (session, pump) = Session::start(id, spec).map_err(CreateError::Spawn)?;
+        let (session, pump) =
+            Session::start_with(id, spec, self.0.scripts.as_ref()).map_err(CreateError::Spawn)?;
         sessions.next_id += 1;
         if let Some(file) = &self.0.next_id_file {
             let next = sessions.next_id.to_string();
@@ -109,7 +126,7 @@ impl Registry {
         }
         sessions.live.insert(id, session.clone());
         drop(sessions);
-        tracing::info!(session = id, pid = session.pid(), "session started");
+        tracing::info!(session = id, pid = session.pid(), integration = ?session.shell_integration(), "session started");
         let registry = self.clone();
         self.0.pumps.spawn(async move {
             let session = pump.run().await;

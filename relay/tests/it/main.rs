@@ -8,5 +8,6 @@ mod persist;
 mod pty;
 mod routes;
 mod secrets;
+mod shell_integration;
 mod support;
 mod ws;
