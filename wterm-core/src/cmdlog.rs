@@ -19,8 +19,10 @@
 //!   code is what the outer shell reports for it.
 //! - A record whose text the shell reported as empty (VS Code's bash sends `E` with an empty
 //!   text, `C`, `D` for an empty line) is dropped when it ends.
-//! - Erasing the main screen (ED 2, ED 0 from the home position, RIS) marks the records with
-//!   output on it `erased`; a command running then restarts its output at the screen's top.
+//! - Erasing the main screen (ED 2, ED 0 from the home position, RIS; xterm keeps nothing of it
+//!   in history) cuts the records with output on it to the rows above (in history) and marks
+//!   them `erased`, so their rows never read as later output; a command running then restarts
+//!   its output at the screen's top.
 //!   RIS keeps the log (as it keeps history) and the open record, so `reset` ends with its own
 //!   exit code.
 
@@ -54,8 +56,9 @@ pub struct CommandRecord {
     /// The lifetime row just past its output (exclusive); `None` while it runs (the output
     /// then reaches the cursor).
     pub output_end_row: Option<u64>,
-    /// The main screen was erased (ED 2, RIS) over rows of its output: those rows may now
-    /// hold other text or blanks.
+    /// The main screen was erased (ED 2, `clear`, RIS) while rows of its output were on it:
+    /// those rows are gone, and the record was cut to the rows before them (a running command
+    /// restarts at the screen's top).
     pub erased: bool,
 }
 
@@ -196,13 +199,14 @@ impl Screen {
         self.log.done.push_back(r);
     }
 
-    /// The main screen's rows were erased in place (ED 2, ED 0 from home, RIS): records with
-    /// output there are marked, and a running command's output restarts at the screen's top.
+    /// The main screen's rows were erased in place (ED 2, ED 0 from home, RIS): finished
+    /// records keep only their rows above the screen (in history) and are marked; a running
+    /// command's output restarts at the screen's top.
     pub fn main_screen_erased(&mut self) {
         let top = self.rows_scrolled;
         for r in self.log.done.iter_mut() {
-            let end = r.output_end_row.unwrap_or(0);
-            if end > top && end > r.output_start_row {
+            if let Some(end) = r.output_end_row.as_mut().filter(|end| **end > top) {
+                *end = top.max(r.output_start_row);
                 r.erased = true;
             }
         }

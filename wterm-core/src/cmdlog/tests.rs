@@ -131,7 +131,9 @@ fn ris_keeps_the_log_and_the_open_command_ends_with_its_own_exit() {
     feed(&mut t, &format!("{A}$ {B}{}{C}x\x1bc", e("reset")));
     assert_eq!(t.shell_integration(), None, "RIS resets the state, as before");
     assert_eq!(t.commands().len(), 1, "the log is kept");
-    assert!(t.last_command().unwrap().erased, "its rows were on the screen RIS cleared");
+    let ls = t.last_command().unwrap();
+    assert!(ls.erased, "its rows were on the screen RIS cleared");
+    assert_eq!(output(&t, ls), "", "and are not read as what comes after");
     feed(&mut t, &format!("{}{A}$ ", d(0)));
     let r = t.last_command().unwrap();
     assert_eq!((r.command.as_deref(), r.exit_code, r.erased), (Some("reset"), Some(0), true));
@@ -143,9 +145,10 @@ fn clear_marks_earlier_output_erased_and_history_survives() {
     let mut t = term(3, 20, 100);
     feed(&mut t, &format!("{C}1\r\n2\r\n3\r\n4\r\n{}", d(0)));
     feed(&mut t, &format!("{}{C}\x1b[H\x1b[2J{}", e("clear"), d(0)));
+    feed(&mut t, "later\r\nlater");
     let first = t.commands().next().unwrap();
-    assert!(first.erased);
-    // Rows 0 and 1 had scrolled into history before the clear; the rest is blank now.
+    assert_eq!((first.erased, first.output_end_row), (true, Some(2)));
+    // Rows 0 and 1 had scrolled into history before the clear; later output is not its.
     assert_eq!(output(&t, first), "1\n2");
     let clear = t.last_command().unwrap();
     assert_eq!((output(&t, clear).as_str(), clear.erased), ("", true));
