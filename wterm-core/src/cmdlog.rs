@@ -122,7 +122,7 @@ fn cut(mut text: String, max: usize) -> String {
 impl Screen {
     /// The lifetime row just past the main screen's cursor: the cursor row itself when the
     /// cursor is past column 0.
-    fn output_edge(&self) -> u64 {
+    pub(crate) fn output_edge(&self) -> u64 {
         let m = &self.main;
         self.rows_scrolled + u64::from(m.row) + u64::from(m.col > 0 || m.pending_wrap)
     }
@@ -227,7 +227,9 @@ impl Screen {
     /// - `7711;e;BASE64`: a command line waiting for its `C`.
     ///
     /// Each stays under `MAX_OSC_BYTES`: base64 of [`MAX_COMMAND_BYTES`] or [`MAX_CWD_BYTES`].
-    /// Nothing is written for a terminal with no log that never scrolled.
+    /// `n` is always written, even with an empty log: a page resynced in-band (RIS, then the
+    /// snapshot, without [`crate::Terminal::reset`]) still holds its old log and row count,
+    /// which RIS keeps.
     pub fn write_command_log(&self, out: &mut Vec<u8>) {
         let log = &self.log;
         let osc = |out: &mut Vec<u8>, body: String| {
@@ -236,10 +238,6 @@ impl Screen {
             out.extend_from_slice(body.as_bytes());
             out.push(0x07);
         };
-        let empty = log.done.is_empty() && log.running.is_none() && log.pending.is_none() && log.next_id == 0;
-        if empty && self.rows_scrolled == 0 {
-            return;
-        }
         osc(out, format!(";n;{};{}", self.rows_scrolled, log.next_id));
         let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         for r in log.done.iter().chain(&log.running) {

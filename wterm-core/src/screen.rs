@@ -965,7 +965,7 @@ impl Screen {
     /// RIS (`ESC c`): everything back to power-on state except history, which xterm and tmux
     /// keep; the title, working directory, shell-integration state and kitty flags go. The
     /// command log stays with the history it points into, its open record included (`reset`
-    /// ends with its own `D`); records with output on the screen are marked erased.
+    /// ends with its own `D`); records are cut to their rows in history (`main_screen_erased`).
     pub fn full_reset(&mut self) {
         self.main_screen_erased();
         let mut fresh = Screen::new(self.size, self.history_cap);

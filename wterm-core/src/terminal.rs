@@ -517,9 +517,8 @@ impl Terminal {
     pub fn command_output(&self, record: &CommandRecord, max_rows: usize) -> CommandOutput {
         let s = &self.screen;
         let top = s.rows_scrolled;
-        let cursor_edge = top + u64::from(s.main.row) + u64::from(s.main.col > 0 || s.main.pending_wrap);
         let start = record.output_start_row;
-        let end = record.output_end_row.unwrap_or(cursor_edge).max(start);
+        let end = record.output_end_row.unwrap_or_else(|| s.output_edge()).max(start);
         let first_kept = top.saturating_sub(s.history.len() as u64);
         let screen_end = top + u64::from(s.size.rows);
         let from = start.max(first_kept).min(end);

@@ -276,8 +276,14 @@ fn a_snapshot_carries_the_log_so_a_reattached_page_agrees() {
 }
 
 #[test]
-fn a_fresh_terminal_snapshot_has_no_log_sequence() {
-    let mut t = term(3, 10, 10);
-    feed(&mut t, "a\r\nb\r\nc");
-    assert!(!t.snapshot().windows(6).any(|w| w == b"]7711;"));
+fn a_page_resynced_in_band_drops_its_old_log() {
+    // The relay resyncs a page with RIS and ED 3 before the snapshot (no `Terminal::reset`);
+    // RIS keeps the log and row count, so the snapshot must replace them even when empty.
+    let mut relay = term(3, 10, 10);
+    let mut page = term(3, 10, 10);
+    feed(&mut page, &format!("{C}1\r\n2\r\n3\r\n4\r\n{}{C}", d(0)));
+    feed(&mut page, "\x1bc\x1b[3J");
+    page.feed(&relay.snapshot());
+    assert_same_log(&relay, &page);
+    assert_eq!((page.commands().len(), page.screen_top_row()), (0, 0));
 }
