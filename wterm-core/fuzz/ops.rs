@@ -855,7 +855,8 @@ pub fn check_invariants(t: &mut Terminal) {
 }
 
 /// The oracle beyond "no panic": [`Terminal::snapshot`] fed into a fresh terminal of the same
-/// size and capacity rebuilds the same screen text, cursor, title and modes.
+/// size and capacity rebuilds the same screen text, cursor, title, modes, shell state, lifetime
+/// row count and command log.
 ///
 /// `snapshot`'s doc leaves out only the main screen hidden behind the alternate screen, so the
 /// visible screen is compared on both screens.
@@ -867,6 +868,10 @@ pub fn check_snapshot_round_trip(t: &mut Terminal) {
     assert_eq!(fresh.cursor(), t.cursor(), "snapshot round trip: cursor");
     assert_eq!(fresh.title(), t.title(), "snapshot round trip: title");
     assert_eq!(fresh.modes(), t.modes(), "snapshot round trip: modes");
+    assert_eq!(fresh.shell_integration(), t.shell_integration(), "snapshot round trip: shell_integration");
+    assert_eq!(fresh.screen_top_row(), t.screen_top_row(), "snapshot round trip: screen_top_row");
+    assert!(fresh.commands().eq(t.commands()), "snapshot round trip: commands");
+    assert_eq!(fresh.running_command(), t.running_command(), "snapshot round trip: running_command");
 }
 
 /// The inverse of the `arbitrary` derive for these types (arbitrary 1.x: enum tag a `u32`

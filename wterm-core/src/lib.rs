@@ -1,7 +1,9 @@
 //! Terminal semantics for wterm-rs, held once for the page (`wterm-wasm`) and the relay.
 //!
 //! - [`Terminal`] parses program output (an own screen model over the `vte` parser) into a screen with scrollback,
-//!   cursor, [`Modes`], title, working directory (OSC 7) and shell-integration state (OSC 133);
+//!   cursor, [`Modes`], title, working directory (OSC 7), shell-integration state (OSC 133 and
+//!   VS Code's 633) and a bounded log of the commands the shell ran ([`CommandRecord`],
+//!   [`Terminal::commands`], [`Terminal::command_output`]);
 //!   [`Terminal::feed`] returns [`Effects`] (query replies to send back, title and bell events)
 //!   for the adapter to act on.
 //! - Text extraction: [`Terminal::screen_text`], [`Terminal::tail_text`], and
@@ -17,6 +19,7 @@ pub mod error;
 pub mod keys;
 pub mod limits;
 pub mod modes;
+mod cmdlog;
 mod frame;
 mod grid;
 mod screen;
@@ -24,6 +27,7 @@ mod terminal;
 mod unicode;
 mod vt;
 
+pub use cmdlog::{CommandOutput, CommandRecord};
 pub use error::{Error, ErrorKind};
 pub use frame::{AttrRun, Frame, ScreenHash, View};
 pub use modes::{CursorShape, CursorStyle, Modes, MouseEncoding, MouseTracking};

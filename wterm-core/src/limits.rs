@@ -53,3 +53,13 @@ pub const MAX_LINK_URI_BYTES: usize = 4096;
 /// Longest OSC string the parser collects, in bytes; the rest of a longer one is dropped (it
 /// bounds memory against an unterminated OSC).
 pub const MAX_OSC_BYTES: usize = 8192;
+
+/// Finished commands a terminal's command log keeps, in commands (`Terminal::commands`); when a
+/// command finishes with the log full, the oldest record is dropped (ids keep counting, so a
+/// reader sees the gap). The command still running is held apart and does not count.
+pub const MAX_COMMANDS: usize = 256;
+
+/// Longest command text kept in the command log, in bytes of UTF-8; a longer command line is cut
+/// at a character boundary below this. VS Code's `OSC 633 ; E` escapes a byte as up to 4, so
+/// an OSC of [`MAX_OSC_BYTES`] carries at least this much of any command line.
+pub const MAX_COMMAND_BYTES: usize = 2048;

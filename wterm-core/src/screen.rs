@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::cmdlog::CommandLog;
 use crate::grid::{Cell, CellStyle, Clusters, HistoryRow, Row, WIDE, WIDE_CONT};
 use crate::limits::{KITTY_STACK_DEPTH, MAX_LINKS, MAX_LINK_URI_BYTES, MAX_TITLE_BYTES};
 use crate::modes::{CursorShape, CursorStyle, MouseEncoding, MouseTracking};
@@ -150,6 +151,9 @@ pub(crate) struct Screen {
     pub alt_active: bool,
     /// Rows scrolled off the top of the main screen, oldest first.
     pub history: VecDeque<HistoryRow>,
+    /// Rows that ever left the top of the main screen (kept in history or not): the lifetime
+    /// row number of the main screen's top row (`cmdlog.rs`). Kept by RIS.
+    pub rows_scrolled: u64,
     pub history_cap: usize,
     /// The SGR state new characters are drawn with (and the OSC 8 link).
     pub pen: CellStyle,
@@ -174,6 +178,10 @@ pub(crate) struct Screen {
     /// What OSC 10/11/12 queries are answered with; set by the adapter, kept by RIS.
     pub dynamic_colors: DynamicColors,
     pub shell: Option<ShellIntegration>,
+    /// The command log (`cmdlog.rs`); kept by RIS.
+    pub log: CommandLog,
+    /// The adapter's clock, in milliseconds, as last given (`Terminal::set_now_ms`).
+    pub now_ms: u64,
     pub replies: Vec<u8>,
     pub title_changed: bool,
     pub bell: bool,
@@ -206,6 +214,7 @@ impl Screen {
             alt: Buffer::new(Size { rows: 0, cols: size.cols }),
             alt_active: false,
             history: VecDeque::new(),
+            rows_scrolled: 0,
             history_cap,
             pen: CellStyle::DEFAULT,
             top: 0,
@@ -223,6 +232,8 @@ impl Screen {
             cwd: None,
             dynamic_colors: DynamicColors::DEFAULT,
             shell: None,
+            log: CommandLog::default(),
+            now_ms: 0,
             replies: Vec::new(),
             title_changed: false,
             clipboard: None,
@@ -638,6 +649,7 @@ impl Screen {
 
     /// Keeps `row`'s text in history (main screen only), dropping the oldest row when full.
     fn push_history(&mut self, row: &Row) {
+        self.rows_scrolled += 1;
         if self.history_cap == 0 {
             return;
         }
@@ -771,6 +783,9 @@ impl Screen {
     /// ED: 0 cursor to end, 1 start to cursor, 2 whole screen, 3 history (xterm).
     pub fn erase_in_display(&mut self, mode: u16) {
         let (row, col) = (self.buf().row, self.buf().col);
+        if !self.alt_active && (mode == 2 || (mode == 0 && row == 0 && col == 0)) {
+            self.main_screen_erased();
+        }
         let (rows, cols) = (self.size.rows, self.size.cols);
         match mode {
             0 => {
@@ -948,10 +963,17 @@ impl Screen {
     }
 
     /// RIS (`ESC c`): everything back to power-on state except history, which xterm and tmux
-    /// keep; the title, working directory, shell-integration state and kitty flags go.
+    /// keep; the title, working directory, shell-integration state and kitty flags go. The
+    /// command log stays with the history it points into, its open record included (`reset`
+    /// ends with its own `D`); records are cut to their rows in history (`main_screen_erased`).
     pub fn full_reset(&mut self) {
+        self.main_screen_erased();
         let mut fresh = Screen::new(self.size, self.history_cap);
         fresh.history = core::mem::take(&mut self.history);
+        fresh.rows_scrolled = self.rows_scrolled;
+        fresh.log = core::mem::take(&mut self.log);
+        fresh.log.pending = None;
+        fresh.now_ms = self.now_ms;
         fresh.replies = core::mem::take(&mut self.replies);
         fresh.bell = self.bell;
         fresh.clipboard = self.clipboard.take();

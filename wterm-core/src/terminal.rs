@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use crate::cmdlog::{CommandOutput, CommandRecord};
 use crate::grid::{CellStyle, Row, WIDE, WIDE_CONT};
 use crate::limits::{
     DEFAULT_SCROLLBACK_ROWS, MAX_COLS, MAX_OSC_BYTES, MAX_ROWS, MAX_SCROLLBACK_ROWS, MAX_TAIL_LINES,
@@ -248,13 +249,16 @@ impl Terminal {
         }
     }
 
-    /// Forgets everything (screen, history, modes, title, kitty flags) and starts blank at the
-    /// same size, scrollback capacity and dynamic colors (the adapter's theme), as a freshly made
-    /// terminal. Used before replaying a snapshot into a terminal that already shows something.
+    /// Forgets everything (screen, history, modes, title, kitty flags, command log) and starts
+    /// blank at the same size, scrollback capacity, dynamic colors (the adapter's theme) and
+    /// clock ([`Self::set_now_ms`]), as a freshly made terminal. Used before replaying a
+    /// snapshot into a terminal that already shows something.
     pub fn reset(&mut self) {
         let colors = self.dynamic_colors();
+        let now = self.screen.now_ms;
         *self = Terminal::new(self.size(), self.scrollback_capacity());
         self.set_dynamic_colors(colors);
+        self.set_now_ms(now);
     }
 
     /// Parses program output. Any chunking works: a UTF-8 character or an escape sequence split
@@ -457,6 +461,102 @@ impl Terminal {
         self.screen.shell
     }
 
+    /// The shell's phase from the last OSC 133 / 633 mark ([`Self::shell_integration`]'s
+    /// `state`), `None` before any mark and after RIS.
+    pub fn shell_state(&self) -> Option<ShellState> {
+        self.screen.shell.map(|s| s.state)
+    }
+
+    /// Gives the terminal the time, in milliseconds on the adapter's clock (wall clock or
+    /// monotonic: the log only stores and subtracts it). The core has no clock: call this
+    /// before [`Self::feed`]; shell marks in that output take this time
+    /// ([`CommandRecord::start_ms`], [`CommandRecord::end_ms`]). Kept by RIS and
+    /// [`Self::reset`]; 0 until first given.
+    pub fn set_now_ms(&mut self, now_ms: u64) {
+        self.screen.now_ms = now_ms;
+    }
+
+    /// The finished commands the log keeps, oldest first (at most [`crate::limits::MAX_COMMANDS`];
+    /// the command still running is [`Self::running_command`]). See [`CommandRecord`] for how
+    /// shell marks make records.
+    pub fn commands(&self) -> impl DoubleEndedIterator<Item = &CommandRecord> + ExactSizeIterator {
+        self.screen.log.done.iter()
+    }
+
+    /// The newest finished command.
+    pub fn last_command(&self) -> Option<&CommandRecord> {
+        self.screen.log.done.back()
+    }
+
+    /// The command between its `C` mark and its end, if one is running.
+    pub fn running_command(&self) -> Option<&CommandRecord> {
+        self.screen.log.running.as_ref()
+    }
+
+    /// The record with this [`CommandRecord::id`], running or finished, while the log keeps it.
+    pub fn command(&self, id: u64) -> Option<&CommandRecord> {
+        let log = &self.screen.log;
+        log.running.iter().chain(log.done.iter().rev()).find(|r| r.id == id)
+    }
+
+    /// The lifetime row number of the main screen's top row: rows that ever left the top of the
+    /// main screen, into history or past its bound. Screen row `r` of the main screen is row
+    /// `screen_top_row() + r`; a row keeps its number as it scrolls into history. Unchanged by
+    /// the alternate screen, RIS and ED 3; a resize that pushes rows into history adds them.
+    pub fn screen_top_row(&self) -> u64 {
+        self.screen.rows_scrolled
+    }
+
+    /// A command's output as text, read from the rows it covers
+    /// ([`CommandRecord::output_start_row`] up to its end row, or up to the cursor while it
+    /// runs), on the main screen and in history; the alternate screen is never read (a
+    /// full-screen program's output is not in the log). At most `max_rows` rows are returned
+    /// (`usize::MAX` for all): the first half in [`CommandOutput::text`], the rest from the end
+    /// in [`CommandOutput::tail`], the rows between counted. Rows no longer kept are counted in
+    /// [`CommandOutput::rows_lost`].
+    pub fn command_output(&self, record: &CommandRecord, max_rows: usize) -> CommandOutput {
+        let s = &self.screen;
+        let top = s.rows_scrolled;
+        let start = record.output_start_row;
+        let end = record.output_end_row.unwrap_or_else(|| s.output_edge()).max(start);
+        let first_kept = top.saturating_sub(s.history.len() as u64);
+        let screen_end = top + u64::from(s.size.rows);
+        let from = start.max(first_kept).min(end);
+        let to = end.min(screen_end).max(from);
+        let row = |abs: u64| -> TextRow {
+            let r = if abs < top {
+                s.history.get((abs - first_kept) as usize).map(|h| Cow::Owned(h.unpack()))
+            } else {
+                s.main.rows.get((abs - top) as usize).map(Cow::Borrowed)
+            };
+            r.map_or(TextRow { text: String::new(), wrapped: false }, |r| self.text_row(&r))
+        };
+        let join = |range: core::ops::Range<u64>| {
+            let rows: Vec<TextRow> = range.map(row).collect();
+            let mut text = join_for_search(&rows);
+            text.truncate(text.trim_end_matches([' ', '\n']).len());
+            text
+        };
+        let count = to - from;
+        let max = max_rows as u64;
+        let mut out = CommandOutput {
+            rows: end - start,
+            rows_lost: from - start,
+            erased: record.erased,
+            ..CommandOutput::default()
+        };
+        if count <= max {
+            out.text = join(from..to);
+        } else {
+            let head = max.div_ceil(2);
+            let tail = max - head;
+            out.text = join(from..from + head);
+            out.tail = join(to - tail..to);
+            out.rows_left_out = count - max;
+        }
+        out
+    }
+
     /// The row shown at screen row `row` when the view is scrolled `view_offset` rows up into
     /// history (clamped to what exists; the alternate screen has no history).
     fn view_row(&self, view_offset: usize, row: u16) -> Option<Cow<'_, Row>> {
@@ -644,7 +744,9 @@ impl Terminal {
     /// Bytes that rebuild this terminal when fed to a fresh [`Terminal`] of the same size (the
     /// relay's snapshot on attach): history, both screens, cursor (with a pending wrap), saved
     /// cursors, scroll region, tab stops, pen, character sets, modes, cursor style, title,
-    /// working directory, shell-integration mark and kitty flag stacks.
+    /// working directory, shell-integration mark, kitty flag stacks, and the command log with the
+    /// lifetime row count (wterm's private `OSC 7711`, last), so the receiver's
+    /// [`Self::commands`], [`Self::running_command`] and row numbers agree with this terminal's.
     pub fn snapshot(&mut self) -> Vec<u8> {
         let s = &self.screen;
         let cols = s.size.cols;
@@ -844,7 +946,7 @@ impl SnapshotWriter<'_> {
         }
     }
 
-    /// Tab stops, margins, modes, cursor, pen, character sets, title, cwd, shell mark.
+    /// Tab stops, margins, modes, cursor, pen, character sets, title, cwd, shell mark, command log.
     fn global_state(&mut self) {
         let s = self.s;
         let (rows, cols) = (s.size.rows, s.size.cols);
@@ -949,6 +1051,7 @@ impl SnapshotWriter<'_> {
             };
             self.out.extend_from_slice(format!("\x1b]133;{mark}\x07").as_bytes());
         }
+        s.write_command_log(&mut self.out);
     }
 }
 

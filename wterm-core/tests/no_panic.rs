@@ -14,7 +14,7 @@ const FRAGMENTS: &[&[u8]] = &[
     b"\n", b"\t", b"\x08", b"\x1b7", b"\x1b8", b"\x1bM", b"\x1bc", b"\x1b(0", b"1049", b"47",
     b"2004", b"\xef\xb8\x8f", b"\xcc\x81", b"\xe4\xb8\xad", b"\xf0\x9f\x91\x8d",
     b"\xf0\x9f\x8f\xbd", b"\xe2\x80\x8d", b"\xf0\x9f\x87\xba", b"\xff", b"\xc3", b"\x9b",
-    b"133;D;1", b"7;file://h/x%2", b"2;title", b"\x1b[8;1;1t", b"\x1b[200~", b"\x00",
+    b"133;D;1", b"133;A", b"133;C", b"133;C;cmdline=a\\", b"633;E;x\\x3", b"7711;c;1;2;;;", b"7;file://h/x%2", b"2;title", b"\x1b[8;1;1t", b"\x1b[200~", b"\x00",
 ];
 
 #[derive(Debug, Clone)]
@@ -59,6 +59,9 @@ fn exercise_reads(t: &mut Terminal, lines: usize) {
     for r in 0..size.rows.min(4) {
         t.row_runs(lines % 7, r, &mut runs);
     }
+    for r in t.commands().chain(t.running_command()) {
+        let _ = t.command_output(r, lines);
+    }
     let modes = t.modes();
     for k in ["Ctrl+c", "ArrowUp", "a", "Escape", "F3", "Shift+Tab"] {
         let _ = encode(parse_chord(k).unwrap(), &modes);
@@ -83,6 +86,9 @@ proptest! {
                     let snap = t.snapshot();
                     let mut f = Terminal::new(t.size(), t.scrollback_capacity());
                     f.feed(&snap);
+                    prop_assert!(f.commands().eq(t.commands()));
+                    prop_assert_eq!(f.running_command(), t.running_command());
+                    prop_assert_eq!(f.screen_top_row(), t.screen_top_row());
                 }
             }
         }

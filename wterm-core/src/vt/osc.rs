@@ -1,5 +1,5 @@
-//! OSC payload decoding: OSC 7 (working directory), OSC 52 (clipboard), OSC 133 (shell
-//! integration), and the number of wterm's private wrap mark.
+//! OSC payload decoding: OSC 7 (working directory), OSC 52 (clipboard), OSC 133 and 633 (shell
+//! integration), and the numbers of wterm's private wrap mark and command-log records.
 
 use crate::limits::{MAX_CWD_BYTES, MAX_OSC_BYTES};
 use crate::terminal::{ShellIntegration, ShellState};
@@ -10,6 +10,11 @@ use crate::terminal::{ShellIntegration, ShellState};
 /// move a wrapped row to the bottom and drop the row it wrapped into), so the snapshot keeps the
 /// flag that decides how the row reads as text. Other terminals ignore unknown OSC numbers.
 pub(crate) const OSC_WRAP_MARK: &[u8] = b"7710";
+
+/// `OSC 7711 ; ... ST`, private to wterm: the command log and lifetime row count, written by
+/// [`crate::Terminal::snapshot`] after everything else and read back by the receiving terminal
+/// (`cmdlog.rs` has the format).
+pub(crate) const OSC_COMMAND_LOG: &[u8] = b"7711";
 
 /// Joins OSC parameters after the first with `;`, undoing vte's split (a path or title may
 /// contain `;`).
@@ -32,22 +37,30 @@ pub(crate) fn decode_osc7(uri: &[u8]) -> Option<String> {
     }
     let rest = uri.strip_prefix(b"file://")?;
     let slash = rest.iter().position(|&b| b == b'/')?;
-    let path = &rest[slash..];
-    let mut out = Vec::with_capacity(path.len());
+    String::from_utf8(percent_decode(&rest[slash..])).ok()
+}
+
+/// The value of a hex digit.
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// `%HH` to the byte; a `%` not followed by two hex digits stays as it is (RFC 3986 §2.1).
+fn percent_decode(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
-    while i < path.len() {
-        if path[i] == b'%' && i + 2 < path.len() {
-            let hex = |b: u8| (b as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(path[i + 1]), hex(path[i + 2])) {
-                out.push((h * 16 + l) as u8);
+    while i < s.len() {
+        if s[i] == b'%' && i + 2 < s.len() {
+            if let (Some(h), Some(l)) = (hex(s[i + 1]), hex(s[i + 2])) {
+                out.push(h * 16 + l);
                 i += 3;
                 continue;
             }
         }
-        out.push(path[i]);
+        out.push(s[i]);
         i += 1;
     }
-    String::from_utf8(out).ok()
+    out
 }
 
 /// Decodes an OSC 52 clipboard write, `52 ; Pc ; Pd` (xterm ctlseqs, "Manipulate Selection
@@ -68,7 +81,7 @@ pub(crate) fn decode_osc52(params: &[&[u8]]) -> Option<String> {
 
 /// Standard base64 (RFC 4648 §4) with optional `=` padding. Own code rather than a crate: it
 /// is the only base64 in the wasm, and this is a few hundred bytes.
-fn decode_base64(data: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn decode_base64(data: &[u8]) -> Option<Vec<u8>> {
     let data = data.strip_suffix(b"==").or_else(|| data.strip_suffix(b"=")).unwrap_or(data);
     if data.len() % 4 == 1 {
         return None;
@@ -94,26 +107,187 @@ fn decode_base64(data: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Applies an OSC 133 mark (FinalTerm shell integration: `A` prompt start, `B` command start,
-/// `C` command executed, `D[;exit]` command finished) to the current state.
-pub(crate) fn apply_osc133(params: &[&[u8]], current: &mut Option<ShellIntegration>) {
-    let Some(mark) = params.get(1) else { return };
-    let state = match mark.first() {
-        Some(b'A') => ShellState::Prompt,
-        Some(b'B') => ShellState::Input,
-        Some(b'C') => ShellState::Running,
-        Some(b'D') => ShellState::Done,
-        _ => return,
+/// Standard base64 with padding, the inverse of [`decode_base64`] (the command log in a
+/// snapshot).
+pub(crate) fn encode_base64(data: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// What an OSC 133 or OSC 633 sequence reports about the shell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ShellReport {
+    /// A mark (`A` prompt, `B` input, `C` running, `D[;exit]` done), with the command line when
+    /// `C` carries one (OSC 133 `cmdline=` / `cmdline_url=`).
+    Mark(ShellIntegration, Option<String>),
+    /// VS Code's `OSC 633 ; E ; <commandline> [; <nonce>]`: the command about to run.
+    CommandLine(String),
+    /// VS Code's `OSC 633 ; P ; Cwd=<path>`: the working directory, as OSC 7 reports it.
+    Cwd(String),
+}
+
+/// Decodes shell integration, two dialects of one protocol:
+///
+/// - OSC 133 (FinalTerm marks, as kitty, Ghostty, WezTerm and iTerm2 read them): `A`, `B`, `C`,
+///   `D[;exit]`; options after the mark are ignored except on `C`: `cmdline_url=`
+///   (percent-encoded; fish's and Ghostty's scripts) and `cmdline=` (the shell's own quoting,
+///   `printf %q`; kitty's scripts). Ghostty reads both keys this way. A `;` inside a `cmdline=`
+///   value is not escaped, so the rest of the sequence is taken as the value.
+/// - OSC 633 (VS Code's `shellIntegration-*.sh`): `A`-`D` as in 133; `E ; <commandline> [;
+///   <nonce>]` with `\\` for a backslash and `\xHH` for `;` and bytes below 0x20
+///   (`__vsc_escape_value`); `P ; Cwd=<path>`, escaped the same way. The nonce is not checked:
+///   any program can print marks of either kind, so none of this is trusted more than output.
+///   Other properties and `F`/`G` are ignored.
+pub(crate) fn decode_shell_osc(params: &[&[u8]]) -> Option<ShellReport> {
+    let vscode = params.first() == Some(&&b"633"[..]);
+    let arg = params.get(1)?;
+    let state = match arg.first()? {
+        b'A' => ShellState::Prompt,
+        b'B' => ShellState::Input,
+        b'C' => ShellState::Running,
+        b'D' => ShellState::Done,
+        b'E' if vscode => {
+            return Some(ShellReport::CommandLine(unescape_vscode(params.get(2).copied().unwrap_or(b""))));
+        }
+        b'P' if vscode => {
+            let path = unescape_vscode(params.get(2)?.strip_prefix(b"Cwd=")?);
+            return (!path.is_empty() && path.len() <= MAX_CWD_BYTES).then_some(ShellReport::Cwd(path));
+        }
+        _ => return None,
     };
-    let exit_code = if state == ShellState::Done {
-        params
-            .get(2)
-            .and_then(|p| core::str::from_utf8(p).ok())
-            .and_then(|s| s.trim().parse::<i32>().ok())
-    } else {
-        None
-    };
-    *current = Some(ShellIntegration { state, exit_code });
+    let mut exit_code = None;
+    let mut cmdline = None;
+    if state == ShellState::Done {
+        exit_code = params.get(2).and_then(|p| core::str::from_utf8(p).ok()).and_then(|s| s.trim().parse::<i32>().ok());
+    } else if state == ShellState::Running && !vscode {
+        for (i, p) in params.iter().enumerate().skip(2) {
+            if let Some(v) = p.strip_prefix(b"cmdline_url=") {
+                cmdline = Some(String::from_utf8_lossy(&percent_decode(v)).into_owned());
+            } else if p.starts_with(b"cmdline=") {
+                let whole = rest(&params[i - 1..]);
+                cmdline = Some(unquote_shell(&whole[b"cmdline=".len()..]));
+                break;
+            }
+        }
+    }
+    Some(ShellReport::Mark(ShellIntegration { state, exit_code }, cmdline))
+}
+
+/// Undoes VS Code's `__vsc_escape_value`: `\\` is a backslash, `\xHH` the byte HH; anything
+/// else is itself. Bytes that are not UTF-8 become U+FFFD.
+fn unescape_vscode(s: &[u8]) -> String {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i] == b'\\' {
+            if s.get(i + 1) == Some(&b'\\') {
+                out.push(b'\\');
+                i += 2;
+                continue;
+            }
+            let digit = |k: usize| s.get(i + k).and_then(|&b| hex(b));
+            if let (Some(b'x'), Some(h), Some(l)) = (s.get(i + 1), digit(2), digit(3)) {
+                out.push(h * 16 + l);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(s[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Undoes a shell's quoting of one word (bash `printf %q`, zsh `${(q)...}`): `\c` is `c`,
+/// `'...'` is literal, `"..."` drops a `\` before `"`, `\`, `$` and backquote, and `$'...'` has
+/// C escapes (`\n`, `\t`, `\e`, `\xHH`, octal `\NNN`, ...). Lenient: an unclosed quote runs to
+/// the end. Bytes that are not UTF-8 become U+FFFD.
+fn unquote_shell(s: &[u8]) -> String {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            b'\\' if i + 1 < s.len() => {
+                out.push(s[i + 1]);
+                i += 2;
+            }
+            b'\'' => {
+                let end = s[i + 1..].iter().position(|&b| b == b'\'').map_or(s.len(), |p| i + 1 + p);
+                out.extend_from_slice(&s[i + 1..end]);
+                i = end + 1;
+            }
+            b'"' => {
+                i += 1;
+                while i < s.len() && s[i] != b'"' {
+                    if s[i] == b'\\' && s.get(i + 1).is_some_and(|b| b"\"\\$`".contains(b)) {
+                        i += 1;
+                    }
+                    out.push(s[i]);
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'$' if s.get(i + 1) == Some(&b'\'') => {
+                i += 2;
+                while i < s.len() && s[i] != b'\'' {
+                    if s[i] != b'\\' || i + 1 >= s.len() {
+                        out.push(s[i]);
+                        i += 1;
+                        continue;
+                    }
+                    let c = s[i + 1];
+                    i += 2;
+                    // \x takes up to 2 hex digits, \0-\7 up to 3 octal ones (bash's $'...').
+                    let (radix, max, first) = match c {
+                        b'x' => (16, 2, 0),
+                        b'0'..=b'7' => (8, 2, c - b'0'),
+                        _ => (0, 0, 0),
+                    };
+                    if radix == 0 {
+                        out.push(match c {
+                            b'n' => b'\n',
+                            b't' => b'\t',
+                            b'r' => b'\r',
+                            b'e' | b'E' => 0x1b,
+                            b'a' => 0x07,
+                            b'b' => 0x08,
+                            b'f' => 0x0c,
+                            b'v' => 0x0b,
+                            other => other,
+                        });
+                        continue;
+                    }
+                    let mut v = first;
+                    for _ in 0..max {
+                        match s.get(i).and_then(|&b| (b as char).to_digit(radix)) {
+                            Some(d) => v = v.wrapping_mul(radix as u8).wrapping_add(d as u8),
+                            None => break,
+                        }
+                        i += 1;
+                    }
+                    out.push(v);
+                }
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -168,16 +342,59 @@ mod tests {
         assert_eq!(decode_osc52(&[b"52", b"c", &long]), None);
     }
 
+    fn mark(params: &[&[u8]]) -> Option<(ShellState, Option<i32>, Option<String>)> {
+        match decode_shell_osc(params)? {
+            ShellReport::Mark(m, text) => Some((m.state, m.exit_code, text)),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn osc133_marks() {
-        let mut s = None;
-        apply_osc133(&[b"133", b"A"], &mut s);
-        assert_eq!(s, Some(ShellIntegration { state: ShellState::Prompt, exit_code: None }));
-        apply_osc133(&[b"133", b"D", b"130"], &mut s);
-        assert_eq!(s, Some(ShellIntegration { state: ShellState::Done, exit_code: Some(130) }));
-        apply_osc133(&[b"133", b"D"], &mut s);
-        assert_eq!(s, Some(ShellIntegration { state: ShellState::Done, exit_code: None }));
-        apply_osc133(&[b"133", b"Z"], &mut s);
-        assert_eq!(s.unwrap().state, ShellState::Done);
+        assert_eq!(mark(&[b"133", b"A"]), Some((ShellState::Prompt, None, None)));
+        assert_eq!(mark(&[b"133", b"A", b"k=s"]), Some((ShellState::Prompt, None, None)));
+        assert_eq!(mark(&[b"133", b"D", b"130"]), Some((ShellState::Done, Some(130), None)));
+        assert_eq!(mark(&[b"133", b"D"]), Some((ShellState::Done, None, None)));
+        assert_eq!(mark(&[b"133", b"D", b"0", b"aid=1"]), Some((ShellState::Done, Some(0), None)));
+        assert_eq!(mark(&[b"133", b"Z"]), None);
+        assert_eq!(mark(&[b"133"]), None);
+        // 633 A-D are the same marks.
+        assert_eq!(mark(&[b"633", b"D", b"1"]), Some((ShellState::Done, Some(1), None)));
+        assert_eq!(mark(&[b"633", b"C"]), Some((ShellState::Running, None, None)));
+        // E and P mean nothing in 133.
+        assert_eq!(mark(&[b"133", b"E", b"ls"]), None);
+    }
+
+    #[test]
+    fn osc133_command_lines_as_kitty_and_ghostty_send_them() {
+        let text = |params: &[&[u8]]| mark(params).and_then(|m| m.2);
+        assert_eq!(text(&[b"133", b"C", b"cmdline_url=echo%20hi%3B%0Als"]).as_deref(), Some("echo hi;\nls"));
+        assert_eq!(text(&[b"133", b"C", br"cmdline=echo\ hi"]).as_deref(), Some("echo hi"));
+        // bash printf %q escapes `;` with a backslash, but the parser splits there anyway.
+        assert_eq!(text(&[b"133", b"C", br"cmdline=a\", b"b"]).as_deref(), Some("a;b"));
+        assert_eq!(text(&[b"133", b"C", br"cmdline=$'a\nb\x41\101'\ \'q\'"]).as_deref(), Some("a\nbAA 'q'"));
+        assert_eq!(text(&[b"133", b"C", br#"cmdline='x y'"z\"""#]).as_deref(), Some("x yz\""));
+        assert_eq!(text(&[b"133", b"C"]), None);
+    }
+
+    #[test]
+    fn osc633_command_line_and_cwd_unescape_as_vscode_escapes() {
+        assert_eq!(
+            decode_shell_osc(&[b"633", b"E", br"echo a\x3bb \\ \x0a\xzz", b"nonce"]),
+            Some(ShellReport::CommandLine("echo a;b \\ \n\\xzz".into()))
+        );
+        assert_eq!(decode_shell_osc(&[b"633", b"E"]), Some(ShellReport::CommandLine(String::new())));
+        assert_eq!(decode_shell_osc(&[b"633", b"P", br"Cwd=/a\x3bb"]), Some(ShellReport::Cwd("/a;b".into())));
+        assert_eq!(decode_shell_osc(&[b"633", b"P", b"IsWindows=False"]), None);
+        assert_eq!(decode_shell_osc(&[b"633", b"P", b"Cwd="]), None);
+    }
+
+    #[test]
+    fn base64_round_trips() {
+        for s in ["", "f", "fo", "foo", "foob", "fooba", "foobar", "h\u{e9} \u{1f600}"] {
+            let enc = encode_base64(s.as_bytes());
+            assert_eq!(decode_base64(enc.as_bytes()).as_deref(), Some(s.as_bytes()), "{s}");
+        }
+        assert_eq!(encode_base64(b"foob"), "Zm9vYg==");
     }
 }

@@ -214,8 +214,13 @@ impl Perform for Screen {
                     self.clipboard = Some(text);
                 }
             }
-            Some(&b"133") => osc::apply_osc133(params, &mut self.shell),
+            Some(&b"133") | Some(&b"633") => {
+                if let Some(report) = osc::decode_shell_osc(params) {
+                    self.shell_report(report);
+                }
+            }
             Some(&n) if n == osc::OSC_WRAP_MARK => self.mark_wrapped(),
+            Some(&n) if n == osc::OSC_COMMAND_LOG => self.read_command_log(params),
             _ => {}
         }
     }
