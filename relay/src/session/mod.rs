@@ -143,6 +143,16 @@ struct Screen {
 /// Output sent to the pages and not yet fed to the emulator.
 struct Unfed {
     chunk: Bytes,
+    /// When it arrived from the PTY, in milliseconds since the Unix epoch: the time its shell
+    /// marks are stamped with in the command log (the page stamps with `Date.now()` alike).
+    at_ms: u64,
+}
+
+/// Milliseconds since the Unix epoch (0 for a clock before it).
+pub fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// The output side, behind [`Session::out`]: who gets output, and what the emulator still has
@@ -548,7 +558,10 @@ impl Session {
                 c.push_output(chunk.clone());
             }
             out.unfed_bytes += chunk.len();
-            out.unfed.push_back(Unfed { chunk });
+            out.unfed.push_back(Unfed {
+                chunk,
+                at_ms: epoch_ms(),
+            });
             (!std::mem::replace(&mut out.feeding, true), out.unfed_bytes)
         };
         if start_job {
@@ -594,8 +607,9 @@ impl Session {
         let mut bytes = 0;
         let mut replies = Vec::new();
         let mut title_changed = false;
-        for Unfed { chunk } in &batch {
+        for Unfed { chunk, at_ms } in &batch {
             bytes += chunk.len();
+            screen.terminal.set_now_ms(*at_ms);
             let effects = match catch_unwind(AssertUnwindSafe(|| screen.terminal.feed(chunk))) {
                 Ok(effects) => effects,
                 Err(_) => {
