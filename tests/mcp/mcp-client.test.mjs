@@ -20,7 +20,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const BIN = resolve(process.env.WTERM_RELAY_BIN ?? "target/release/wterm-relay");
 const TOOLS = [
   "mcp_info", "list_terminals", "read_screen", "send_input", "send_keys", "reset_terminal",
-  "flush_input", "set_pace", "list_profiles", "launch_terminal", "set_window",
+  "flush_input", "set_pace", "list_profiles", "launch_terminal", "set_window", "run_command",
 ];
 const READ_ONLY = ["mcp_info", "list_terminals", "list_profiles", "read_screen"];
 const PROMPT = "(?m)^\\$ ?$"; // a bare prompt line (bash with PS1='$ '; rows are right-trimmed)

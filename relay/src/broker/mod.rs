@@ -12,6 +12,7 @@
 //! - [`settings`]: `webterm_mcp.json` and the MCP/admin tokens;
 //! - [`store`]: `webterm_mcp_windows.json`, each window's settings across restarts;
 //! - [`read`], [`frames`]: `/mcp/read`'s views, hashes, waits, deltas and style runs;
+//! - [`shell`]: what a window's shell reported about its commands (state, last command);
 //! - [`page`]: the page realm's services (`/mcp/config`, `/session/mcp`).
 //!
 //! Windows are the relay's sessions, and a window id is its session id.
@@ -19,9 +20,11 @@
 pub mod frames;
 pub mod hub;
 pub mod ops;
+pub mod ordered;
 pub mod page;
 pub mod read;
 pub mod settings;
+pub mod shell;
 pub mod store;
 pub mod window;
 

@@ -13,8 +13,12 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::Serialize;
 use tokio::time::Instant;
-use wterm_core::{join_for_search, rows_contain, AttrRun, Color, Frame, ScreenHash, View};
+use wterm_core::{
+    join_for_search, rows_contain, AttrRun, Color, CommandRecord, Frame, ScreenHash, Terminal, View,
+};
 
+use super::ordered;
+use super::shell::{self, CommandAnswer, ShellFacts};
 use super::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{
@@ -22,7 +26,7 @@ use crate::ground::limits::{
     MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES, MAX_WAIT_MS,
 };
 use crate::ground::Refusal;
-use crate::session::{Locked, Session, SessionId};
+use crate::session::{epoch_ms, Locked, Session, SessionId};
 
 /// What to wait for before answering.
 #[derive(Debug, Clone)]
@@ -47,6 +51,10 @@ pub enum Wait {
     },
     /// `wait_for_idle`: until `stable_hash` has not changed for this long.
     Idle(Duration),
+    /// `wait_for_command` (ext): until the command running at the call (or, when none runs,
+    /// the command of the line last submitted through the broker) has finished; met at once
+    /// when there is neither. Needs the shell's integration marks (OSC 133/633).
+    Command,
 }
 
 /// A `/mcp/read` request (without the `id`), the `read_screen` tool's arguments: the field docs
@@ -75,6 +83,11 @@ pub struct ReadArgs {
     /// Also return style runs (colours, bold, reverse) of the rows.
     #[schemars(with = "Option<bool>")]
     pub attrs: bool,
+    /// With wait_for_text or wait_for_regex: count only output that arrives after this call
+    /// starts (rows from where the cursor was), and for a command submitted through this server
+    /// only its output, so an echoed command line never matches.
+    #[schemars(with = "Option<bool>")]
+    pub new_output: bool,
 }
 
 /// The wire fields of [`ReadArgs::wait`] (its schema only; at most one wait is accepted).
@@ -91,6 +104,10 @@ struct WaitFields {
     wait_absent: Option<bool>,
     /// Wait until the screen has not changed for this many milliseconds.
     wait_for_idle: Option<u64>,
+    /// Wait until the running command (or the one just submitted) has finished, then answer
+    /// it under command: exit_code, output (head and tail kept), cwd, duration_ms. Needs shell
+    /// integration (see shell.integration in list_terminals).
+    wait_for_command: Option<bool>,
 }
 
 impl Default for ReadArgs {
@@ -102,6 +119,7 @@ impl Default for ReadArgs {
             timeout: Duration::from_millis(DEFAULT_WAIT_MS),
             since: None,
             attrs: false,
+            new_output: false,
         }
     }
 }
@@ -121,6 +139,8 @@ impl ReadArgs {
                 "wait_for_regex",
                 "wait_absent",
                 "wait_for_idle",
+                "wait_for_command",
+                "new_output",
                 "timeout_ms",
                 "since",
                 "attrs",
@@ -165,6 +185,8 @@ impl ReadArgs {
         let regex = fields::opt_str(f, "wait_for_regex")?;
         let absent = fields::opt_bool(f, "wait_absent")?.unwrap_or(false);
         let idle = fields::opt_u64(f, "wait_for_idle")?;
+        let command = fields::opt_bool(f, "wait_for_command")?.unwrap_or(false);
+        args.new_output = fields::opt_bool(f, "new_output")?.unwrap_or(false);
         let timeout = fields::opt_clamped(f, "timeout_ms", MAX_WAIT_MS, || {
             Refusal::BadRequest(format!(
                 "timeout_ms: accepted: a number of milliseconds, 0..{MAX_WAIT_MS}"
@@ -181,9 +203,15 @@ impl ReadArgs {
             text.is_some(),
             re.is_some(),
             idle.is_some(),
+            command,
         ];
         if waits.iter().filter(|w| **w).count() > 1 {
             return Err(Refusal::ConflictingWait);
+        }
+        if args.new_output && text.is_none() && re.is_none() {
+            return Err(Refusal::BadRequest(
+                "new_output: accepted only with wait_for_text or wait_for_regex".into(),
+            ));
         }
         if absent && text.is_none() && re.is_none() {
             // It inverts a text or regex wait; alone it would be silently ignored.
@@ -200,6 +228,8 @@ impl ReadArgs {
             })
         } else if let Some(re) = re {
             Some(Wait::Regex { re, absent })
+        } else if command {
+            Some(Wait::Command)
         } else {
             idle.map(|ms| Wait::Idle(Duration::from_millis(ms)))
         };
@@ -336,6 +366,12 @@ pub struct ReadAnswer {
     /// met ended with it (`matched:false` then does not mean a timeout). Absent while it runs.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exited: bool,
+    /// (ext) What the window's shell reported about its commands.
+    pub shell: ShellFacts,
+    /// (ext) With `wait_for_command`: the command waited for, with its output (bounded);
+    /// `finished: false` when the wait ended first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandAnswer>,
 }
 
 /// Everything a read needs, taken under one lock.
@@ -350,9 +386,63 @@ struct Snapshot {
     attrs: Option<(Vec<AttrRun>, bool)>,
     /// Taken before the screen: the screen of an ended window is its last.
     exited: bool,
+    shell: ShellFacts,
+    /// With `new_output`: the first row of `frame.rows` that counts; `None`: none counts yet.
+    count_from: Option<usize>,
+    /// With `wait_for_command`: whether the command waited for has finished.
+    command_done: bool,
 }
 
-fn snapshot(session: &Session, args: &ReadArgs) -> Snapshot {
+/// What a read counts from, taken when the call starts.
+#[derive(Debug, Clone, Copy)]
+pub struct Origin {
+    /// The lifetime row (`Terminal::screen_top_row` + cursor row) of the cursor.
+    pub start_row: u64,
+    /// The id of the command a `wait_for_command` waits for; `None`: nothing runs or was
+    /// submitted, the wait is met at once.
+    pub command: Option<u64>,
+    /// The id of the command of a line submitted through the broker and not yet finished,
+    /// whose output alone counts for `new_output`.
+    pub submitted: Option<u64>,
+}
+
+impl Origin {
+    /// The origin of a call starting now on `session`.
+    pub fn now(session: &Session, window: &WindowState) -> Origin {
+        let sub = window.submitted().map(|s| s.next_command_id);
+        session.inspect(|l| {
+            let t = &*l.terminal;
+            let start_row = t.screen_top_row() + t.cursor().row as u64;
+            let next = ordered::next_command_id(t);
+            let last = t.last_command().map(|r| r.id);
+            // A submitted line's command counts while it has not finished, or when it is the
+            // newest that did (it finished before this call).
+            let submitted = sub.filter(|n| *n >= next || last == Some(*n));
+            let command = t.running_command().map(|r| r.id).or(submitted);
+            Origin {
+                start_row,
+                command,
+                submitted: sub
+                    .filter(|n| *n >= next || t.running_command().is_some_and(|r| r.id == *n)),
+            }
+        })
+    }
+}
+
+/// The first finished command with id ≥ `id`.
+fn finished_from(t: &Terminal, id: u64) -> Option<&CommandRecord> {
+    t.commands().find(|r| r.id >= id)
+}
+
+/// The row of `frame.rows` at lifetime row `row` (0 when it lies above the frame).
+fn frame_index(t: &Terminal, frame: &Frame, row: u64) -> usize {
+    let first = t
+        .screen_top_row()
+        .saturating_sub(frame.history_lines as u64);
+    usize::try_from(row.saturating_sub(first)).unwrap_or(usize::MAX)
+}
+
+fn snapshot(session: &Session, args: &ReadArgs, origin: &Origin) -> Snapshot {
     let exited = session.has_ended();
     session.inspect(|l: &mut Locked<'_>| {
         let modes = l.terminal.modes();
@@ -367,6 +457,26 @@ fn snapshot(session: &Session, args: &ReadArgs) -> Snapshot {
             .attrs
             .then(|| l.terminal.attr_runs(frame.history_lines, MAX_ATTR_RUNS));
         let size = l.terminal.size();
+        let t = &*l.terminal;
+        let count_from = if !args.new_output || modes.alternate_screen {
+            Some(0)
+        } else {
+            match origin.submitted {
+                // Only the submitted command's output: none until it has started.
+                Some(n) if t.shell_state().is_some() => {
+                    let rec = t
+                        .running_command()
+                        .filter(|r| r.id >= n)
+                        .or_else(|| finished_from(t, n));
+                    rec.map(|r| frame_index(t, &frame, r.output_start_row.max(origin.start_row)))
+                }
+                _ => Some(frame_index(t, &frame, origin.start_row)),
+            }
+        };
+        let command_done = match (&args.wait, origin.command) {
+            (Some(Wait::Command), Some(id)) => finished_from(t, id).is_some(),
+            _ => true,
+        };
         Snapshot {
             frame,
             scrollback,
@@ -377,6 +487,9 @@ fn snapshot(session: &Session, args: &ReadArgs) -> Snapshot {
             last_output: l.last_output,
             attrs,
             exited,
+            shell: shell::facts(session, t),
+            count_from,
+            command_done,
         }
     })
 }
@@ -395,8 +508,12 @@ fn evaluate(
     quiet: &mut Option<Quiet>,
     now: Instant,
 ) -> (bool, Option<Instant>) {
-    let rows = &snap.frame.rows;
+    let rows = match snap.count_from {
+        Some(from) => snap.frame.rows.get(from..).unwrap_or_default(),
+        None => &[],
+    };
     match wait {
+        Wait::Command => (snap.command_done, None),
         Wait::Change(h) => (snap.frame.content_hash.to_hex() != *h, None),
         Wait::Text { needle, absent } => (rows_contain(rows, needle) != *absent, None),
         Wait::Regex { re, absent } => (re.is_match(&join_for_search(rows)) != *absent, None),
@@ -421,6 +538,17 @@ fn evaluate(
 /// when `since` allows, adds style runs when asked. The answered frame is remembered in the
 /// window's frame cache for later `since` reads.
 pub async fn read(session: &Session, window: &WindowState, args: &ReadArgs) -> ReadAnswer {
+    let origin = Origin::now(session, window);
+    read_from(session, window, args, &origin).await
+}
+
+/// [`read`] counting from `origin` (`run_command` takes it before it types).
+pub async fn read_from(
+    session: &Session,
+    window: &WindowState,
+    args: &ReadArgs,
+    origin: &Origin,
+) -> ReadAnswer {
     let deadline = Instant::now() + args.timeout;
     let mut changes = session.subscribe();
     let ended = session.wait_ended();
@@ -428,7 +556,7 @@ pub async fn read(session: &Session, window: &WindowState, args: &ReadArgs) -> R
     let mut quiet = None;
     let (snap, matched) = loop {
         changes.borrow_and_update();
-        let snap = snapshot(session, args);
+        let snap = snapshot(session, args, origin);
         let Some(wait) = &args.wait else {
             break (snap, None);
         };
@@ -447,7 +575,20 @@ pub async fn read(session: &Session, window: &WindowState, args: &ReadArgs) -> R
             () = &mut ended => {}
         }
     };
-    answer(session, window, snap, matched, args.since.as_deref())
+    let mut a = answer(session, window, snap, matched, args.since.as_deref());
+    if matches!(args.wait, Some(Wait::Command)) {
+        a.command = session.inspect(|l| {
+            let t = &*l.terminal;
+            let record = match origin.command {
+                Some(id) => {
+                    finished_from(t, id).or_else(|| t.running_command().filter(|r| r.id >= id))
+                }
+                None => t.last_command(),
+            };
+            record.map(|r| CommandAnswer::of(t, r, epoch_ms()))
+        });
+    }
+    a
 }
 
 fn answer(
@@ -503,6 +644,8 @@ fn answer(
         attrs_truncated,
         idle_ms: u64::try_from(snap.last_output.elapsed().as_millis()).unwrap_or(u64::MAX),
         exited: snap.exited,
+        shell: snap.shell,
+        command: None,
     }
 }
 

@@ -215,6 +215,19 @@ pub struct WindowState {
     /// The `title` a launch gave, if any.
     pub launch_title: Option<String>,
     frames: Mutex<FrameCache>,
+    submitted: Mutex<Option<Submitted>>,
+}
+
+/// A command line submitted (Enter) while the window's shell was reading one, as the broker's
+/// input operations noted it (see `broker::ordered`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Submitted {
+    /// The id the command will have in the command log (the next id at the time).
+    pub next_command_id: u64,
+    /// When it was written.
+    pub at: tokio::time::Instant,
+    /// Whether its command has been seen to start (or the wait for it ran out).
+    pub started: bool,
 }
 
 impl WindowState {
@@ -226,6 +239,29 @@ impl WindowState {
             kind: kind.to_owned(),
             launch_title,
             frames: Mutex::new(FrameCache::default()),
+            submitted: Mutex::new(None),
+        }
+    }
+
+    /// The last line submitted at the shell's prompt, if any.
+    pub fn submitted(&self) -> Option<Submitted> {
+        *self.submitted.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Notes a line submitted at the shell's prompt.
+    pub fn set_submitted(&self, submitted: Submitted) {
+        *self.submitted.lock().unwrap_or_else(|e| e.into_inner()) = Some(submitted);
+    }
+
+    /// Notes that the last submitted line's command started (or is no longer waited for).
+    pub fn mark_started(&self) {
+        if let Some(s) = self
+            .submitted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            s.started = true;
         }
     }
 

@@ -117,6 +117,31 @@ pub const MAX_INPUT_BYTES: usize = 256 * 1024;
 /// [`MAX_PACE_MS`] between tokens this bounds one request to about 17 minutes.
 pub const MAX_KEYS: usize = 1024;
 
+/// Longest time input waits for the command of a line submitted before it to start, in
+/// milliseconds (ordered input, `broker::ordered`). A command has started when its job holds the
+/// PTY's foreground or the shell reports it finished; a line that starts no job and no command
+/// (an empty line, a shell without integration running a builtin) releases the input after this.
+pub const SUBMIT_START_WAIT_MS: u64 = 1_000;
+
+/// How often a wait for a submitted command to start looks at the PTY's foreground process
+/// group, in milliseconds (a job taking the foreground makes no output to wake on).
+pub const SUBMIT_POLL_MS: u64 = 5;
+
+/// Most rows of a command's output one answer carries (`wait_for_command`, `run_command`): the
+/// first and last halves are kept and the rows between counted (`rows_left_out`).
+pub const MAX_COMMAND_OUTPUT_ROWS: usize = 400;
+
+/// Most characters of a command's output one answer carries (head and tail, half each), so an
+/// answer stays well under an MCP client's output limit (Claude Code: 25,000 tokens).
+pub const MAX_COMMAND_OUTPUT_CHARS: usize = 20_000;
+
+/// Longest wait of one `/mcp/run` for its command to finish, in milliseconds (a command still
+/// running then is answered with its output so far; more is refused, not lowered).
+pub const MAX_RUN_WAIT_MS: u64 = 120_000;
+
+/// How long `/mcp/run` waits when the call names no `timeout_ms`, in milliseconds.
+pub const DEFAULT_RUN_WAIT_MS: u64 = 30_000;
+
 /// Longest wait of one `/mcp/read`, in milliseconds (broker contract: waits ≤ 15 s);
 /// `timeout_ms` is clamped to `0..=MAX_WAIT_MS`.
 pub const MAX_WAIT_MS: u64 = 15_000;

@@ -83,6 +83,12 @@ pub enum Refusal {
     TokenEnvPinned,
     /// `500 persist_failed` (ext): the state file could not be written; nothing was changed.
     PersistFailed,
+    /// `409 no_shell_integration` (ext): `run_command` on a window whose shell reports nothing
+    /// about its commands (no OSC 133 marks); nothing was sent.
+    NoShellIntegration,
+    /// `409 not_at_prompt` (ext): `run_command` while a program holds the terminal's
+    /// foreground (the shell is not reading a command line); nothing was sent.
+    NotAtPrompt,
 }
 
 impl Refusal {
@@ -97,7 +103,7 @@ impl Refusal {
             BadOrigin | McpDisabled | AdminRequired | ReadOnly | LaunchDisabled
             | TerminalsDisabled => StatusCode::FORBIDDEN,
             UnknownSession | UnknownOrOff => StatusCode::NOT_FOUND,
-            TokenEnvPinned => StatusCode::CONFLICT,
+            TokenEnvPinned | NoShellIntegration | NotAtPrompt => StatusCode::CONFLICT,
             TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             TooManySessions | TooManyPendingLaunches => StatusCode::TOO_MANY_REQUESTS,
             SpawnFailed | PersistFailed => StatusCode::INTERNAL_SERVER_ERROR,
@@ -138,6 +144,8 @@ impl Refusal {
             TooManyPendingLaunches => "too_many_pending_launches",
             TokenEnvPinned => "token_env_pinned",
             PersistFailed => "persist_failed",
+            NoShellIntegration => "no_shell_integration",
+            NotAtPrompt => "not_at_prompt",
         }
     }
 
@@ -169,6 +177,16 @@ impl Refusal {
             UnknownProfile => {
                 Some("no launch profile of that name; GET /mcp/profiles lists the names")
             }
+            NoShellIntegration => Some(
+                "the window's shell reports no command marks (OSC 133): it is not bash, zsh or \
+                 fish started by the relay with shell integration on; type with /mcp/input and \
+                 read the screen instead",
+            ),
+            NotAtPrompt => Some(
+                "a program holds the terminal's foreground, so the shell is not reading a \
+                 command line; wait for it to end (wait_for_command) or talk to it with \
+                 /mcp/input and /mcp/keys",
+            ),
             _ => None,
         }
     }
@@ -208,11 +226,13 @@ impl Refusal {
             TooManyPendingLaunches => "too many launches are in progress; retry in a moment",
             TokenEnvPinned => "that token is set by the relay's environment; its operator must change the environment",
             PersistFailed => "the relay could not write its state file and changed nothing; its operator must check the state directory",
+            NoShellIntegration => "the terminal's shell reports no commands, so run_command cannot tell when one ends; use send_input and read_screen instead",
+            NotAtPrompt => "a program is running in the terminal's foreground and nothing was sent; wait for it (read_screen with wait_for_command) or use send_input/send_keys",
         }
     }
 
     /// Every refusal, with empty details (to find one by its wire code).
-    fn all() -> [Refusal; 30] {
+    fn all() -> [Refusal; 32] {
         use Refusal::*;
         let s = String::new;
         [
@@ -246,6 +266,8 @@ impl Refusal {
             TooManyPendingLaunches,
             TokenEnvPinned,
             PersistFailed,
+            NoShellIntegration,
+            NotAtPrompt,
         ]
     }
 

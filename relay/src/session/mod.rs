@@ -488,6 +488,23 @@ impl Session {
         }
     }
 
+    /// The PTY's foreground process group (`tcgetpgrp` on its master), when known: the shell's
+    /// own pid while it reads a command line, a job's group while that job runs in the
+    /// foreground (interactive shells give each job its group).
+    pub fn foreground_pgrp(&self) -> Option<u32> {
+        let screen = self.screen.lock();
+        screen
+            .master
+            .process_group_leader()
+            .and_then(|p| u32::try_from(p).ok())
+    }
+
+    /// Whether the session's own program (the shell) is the PTY's foreground process group,
+    /// i.e. no job of it runs in the foreground.
+    pub fn shell_in_foreground(&self) -> bool {
+        self.pid.is_some() && self.foreground_pgrp() == self.pid
+    }
+
     /// Whether the session has ended (its exit was sent to the pages).
     pub fn has_ended(&self) -> bool {
         *self.ended.borrow()

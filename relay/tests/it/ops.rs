@@ -173,6 +173,7 @@ async fn every_front_is_derived_from_the_one_list() {
             (_, "send_input") => json!({"id": "default:999999", "data": "x"}),
             (_, "send_keys") => json!({"id": "default:999999", "keys": ["x"]}),
             (_, "set_pace") => json!({"id": "default:999999", "pace_ms": 0}),
+            (_, "run_command") => json!({"id": "default:999999", "command": "true"}),
             _ => json!({"id": "default:999999"}),
         };
         let result = as_admin

@@ -19,10 +19,12 @@ impl Transcript {
     async fn open(relay: &Relay) -> Transcript {
         let id = relay.new_session().await;
         let mut page = relay.attach(Some(id)).await;
-        page.expect_attach().await;
+        // The shell may draw its first prompt before the page attaches: then it is in the
+        // snapshot (as screen text, without its marks), so the transcript starts with it.
+        let (_, snapshot) = page.expect_attach().await;
         Transcript {
             page,
-            all: Vec::new(),
+            all: snapshot.to_vec(),
             pos: 0,
         }
     }

@@ -5,8 +5,11 @@ use schemars::JsonSchema;
 use serde_json::{json, Value};
 
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
+use crate::broker::ordered;
+use crate::broker::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::MAX_INPUT_BYTES;
+use crate::ground::refusal::unknown_or_off;
 use crate::ground::Refusal;
 
 /// A `/mcp/input` request (without the `id`).
@@ -59,9 +62,12 @@ impl Operation for Input {
         Input::from_fields(fields)
     }
 
-    /// `data` verbatim to the program → `{ok: true}`.
+    /// `data` verbatim to the program, in order with the lines it submits (`ordered`) →
+    /// `{ok: true}`.
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
-        cx.window()?.session.write(self.data).await;
+        let session = &cx.window()?.session;
+        let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
+        ordered::write(session, state, self.data).await;
         Ok(json!({ "ok": true }))
     }
 }

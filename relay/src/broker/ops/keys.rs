@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use wterm_core::keys::{self, Chord};
 
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
+use crate::broker::ordered;
 use crate::broker::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{MAX_KEYS, MAX_PACE_MS};
@@ -92,7 +93,8 @@ impl Operation for Keys {
     }
 
     /// Each key encoded for the program's modes at the moment it is sent (DECCKM, kitty
-    /// flags), paced by `delay` or the window's `pace_ms`. A flush while keys are still being
+    /// flags), paced by `delay` or the window's `pace_ms`, in order with the lines an Enter
+    /// submits (`ordered`). A flush while keys are still being
     /// paced stops the rest. Answers `{ok, sent}` with the number of keys sent.
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
@@ -110,7 +112,7 @@ impl Operation for Keys {
                     .flat_map(|c| keys::encode(*c, &modes))
                     .collect::<Vec<u8>>()
             });
-            if session.write(Bytes::from(bytes)).await {
+            if ordered::write(session, state, Bytes::from(bytes)).await {
                 sent = self.chords.len();
             }
         } else {
@@ -122,7 +124,7 @@ impl Operation for Keys {
                     break;
                 }
                 let bytes = session.inspect(|l| keys::encode(*chord, &l.terminal.modes()));
-                if !session.write(Bytes::from(bytes)).await {
+                if !ordered::write(session, state, Bytes::from(bytes)).await {
                     break;
                 }
                 sent += 1;

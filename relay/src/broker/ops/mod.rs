@@ -16,6 +16,7 @@ pub mod pace;
 pub mod profiles;
 pub mod read;
 pub mod reset;
+pub mod run;
 pub mod terminals;
 pub mod window;
 
@@ -99,6 +100,8 @@ operations! {
     Window => window::EditWindow,
     /// `POST /mcp/knobs` (ext, admin).
     Knobs => knobs::Knobs,
+    /// `POST /mcp/run` (ext).
+    Run => run::RunCommand,
 }
 
 impl Op {
@@ -197,7 +200,7 @@ mod tests {
 
     /// The contract's route table (`broker-api.md`, "Routes"), rows of the `/mcp/*` data realm:
     /// method, path, admin-only. `/mcp/config` and `/session/mcp` are the page realm's.
-    const SPEC_ROUTES: [(&str, &str, bool); 12] = [
+    const SPEC_ROUTES: [(&str, &str, bool); 13] = [
         ("GET", "/mcp/info", false),
         ("GET", "/mcp/terminals", false),
         ("POST", "/mcp/read", false),
@@ -210,6 +213,7 @@ mod tests {
         ("POST", "/mcp/launch", false),
         ("POST", "/mcp/window", false),
         ("POST", "/mcp/knobs", true),
+        ("POST", "/mcp/run", false),
     ];
 
     #[test]

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::hub::{Broker, Window};
+use crate::broker::shell::{self, ShellFacts};
 use crate::broker::window::{Mode, Scope, WindowState};
 use crate::ground::fields::Fields;
 use crate::ground::Refusal;
@@ -44,6 +45,8 @@ pub struct TerminalRow {
     pub app_cursor: bool,
     /// The window's default pacing of `/mcp/keys`, in milliseconds.
     pub pace_ms: u64,
+    /// What its shell reported about its commands (ext): state, last and running command.
+    pub shell: ShellFacts,
 }
 
 fn process_cwd(pid: Option<u32>) -> Option<String> {
@@ -54,13 +57,14 @@ fn process_cwd(pid: Option<u32>) -> Option<String> {
 fn row_of(broker: &Broker, w: Window) -> Option<TerminalRow> {
     let session = &w.session;
     let state = WindowState::of(session)?;
-    let (title, cwd, size, app_cursor, version) = session.inspect(|l| {
+    let (title, cwd, size, app_cursor, version, shell) = session.inspect(|l| {
         (
             l.terminal.title().map(str::to_owned),
             l.terminal.cwd().map(str::to_owned),
             l.terminal.size(),
             l.terminal.modes().application_cursor,
             l.version,
+            shell::facts(session, l.terminal),
         )
     });
     Some(TerminalRow {
@@ -79,6 +83,7 @@ fn row_of(broker: &Broker, w: Window) -> Option<TerminalRow> {
         version,
         app_cursor,
         pace_ms: state.pace_ms(),
+        shell,
     })
 }
 

@@ -1,0 +1,137 @@
+//! Ordered input: keys or text sent while a command line submitted before them has not yet
+//! started reach the program the caller meant (issue 17).
+//!
+//! The race it closes: `send_input "yes\n"` then at once `send_keys ["C-c"]`. The Ctrl-C may
+//! reach the PTY while the shell is still reading the line: the terminal driver turns it into
+//! SIGINT for the shell and flushes the unread input (the line is lost), or the shell takes it
+//! just before it starts `yes`, which then runs on. So when an input operation writes Enter
+//! while the shell holds the PTY's foreground (it is reading a line), the window notes the
+//! submission; the next input operation first waits until that command has started: its job
+//! took the foreground, or the shell reported it finished (a builtin), or
+//! [`SUBMIT_START_WAIT_MS`] passed (an empty line, a shell without integration).
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+use wterm_core::Terminal;
+
+use super::window::{Submitted, WindowState};
+use crate::ground::limits::{SUBMIT_POLL_MS, SUBMIT_START_WAIT_MS};
+use crate::session::Session;
+
+/// The id the next command will have in `terminal`'s log.
+pub fn next_command_id(terminal: &Terminal) -> u64 {
+    terminal
+        .running_command()
+        .or(terminal.last_command())
+        .map_or(0, |r| r.id + 1)
+}
+
+/// Whether the command of a line submitted with `next_id` has started: the shell reported it
+/// finished (a builtin), or a job holds the foreground and is past the shell's own code (see
+/// [`job_running`]).
+fn started(session: &Session, next_id: u64) -> bool {
+    if session.inspect(|l| l.terminal.commands().rev().any(|r| r.id >= next_id)) {
+        return true;
+    }
+    match (session.foreground_pgrp(), session.pid()) {
+        (Some(fg), Some(shell)) if fg != shell => job_running(fg, shell),
+        _ => false,
+    }
+}
+
+/// Whether the foreground job `fg` (a process group leader) forked by `shell` runs the
+/// program: it has exec'd (its executable is no longer the shell's), or a SIGINT would end it
+/// (neither caught nor ignored). Between the fork and the exec the child still runs the
+/// shell's code with the shell's SIGINT handler, which takes a Ctrl-C without passing it on:
+/// that is how `yes` used to run on after an early Ctrl-C. Read from `/proc` (Linux).
+fn job_running(fg: u32, shell: u32) -> bool {
+    let exe = |pid: u32| std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+    if exe(fg).is_some_and(|e| Some(e) != exe(shell)) {
+        return true;
+    }
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{fg}/status")) else {
+        // Gone already: nothing of it can take the Ctrl-C any more.
+        return true;
+    };
+    let mask = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+            .unwrap_or(0)
+    };
+    let sigint = 1u64 << (libc::SIGINT - 1);
+    (mask("SigCgt:") | mask("SigIgn:")) & sigint == 0
+}
+
+/// Waits (at most [`SUBMIT_START_WAIT_MS`] after the submission) until the command of the
+/// line last submitted in this window has started. Returns at once when there is none.
+pub async fn await_start(session: &Session, state: &WindowState) {
+    let Some(sub) = state.submitted().filter(|s| !s.started) else {
+        return;
+    };
+    let deadline = sub.at + Duration::from_millis(SUBMIT_START_WAIT_MS);
+    let mut changes = session.subscribe();
+    loop {
+        changes.borrow_and_update();
+        let now = Instant::now();
+        if now >= deadline || session.has_ended() || started(session, sub.next_command_id) {
+            state.mark_started();
+            return;
+        }
+        let poll = deadline.min(now + Duration::from_millis(SUBMIT_POLL_MS));
+        tokio::select! {
+            _ = changes.changed() => {}
+            () = tokio::time::sleep_until(poll) => {}
+        }
+    }
+}
+
+/// The shell is reading a command line (it holds the PTY's foreground); taken before writing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AtPrompt {
+    /// The id the command of the line will have.
+    next_command_id: u64,
+}
+
+/// [`AtPrompt`] when the shell is reading a command line now.
+pub fn at_prompt(session: &Session) -> Option<AtPrompt> {
+    session.shell_in_foreground().then(|| AtPrompt {
+        next_command_id: session.inspect(|l| next_command_id(l.terminal)),
+    })
+}
+
+/// After writing `bytes`: when they hold Enter (CR) and the shell was reading a line, notes the
+/// submission so the next input waits for its command to start. Returns the command id the
+/// line will have.
+pub fn note_written(state: &WindowState, at: Option<AtPrompt>, bytes: &[u8]) -> Option<u64> {
+    let at = at.filter(|_| bytes.contains(&b'\r'))?;
+    state.set_submitted(Submitted {
+        next_command_id: at.next_command_id,
+        at: Instant::now(),
+        started: false,
+    });
+    Some(at.next_command_id)
+}
+
+/// Writes `bytes` to the session in order with the lines they submit: each piece up to and
+/// including a CR is written only once the command of the line submitted before it has started
+/// ([`await_start`]). `false` once the session's writer is gone (the process exited).
+pub async fn write(session: &Session, state: &WindowState, bytes: bytes::Bytes) -> bool {
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let cut = rest
+            .iter()
+            .position(|b| *b == b'\r')
+            .map_or(rest.len(), |i| i + 1);
+        let piece = rest.split_to(cut);
+        await_start(session, state).await;
+        let at = at_prompt(session);
+        if !session.write(piece.clone()).await {
+            return false;
+        }
+        note_written(state, at, &piece);
+    }
+    true
+}

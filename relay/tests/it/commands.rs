@@ -1,0 +1,232 @@
+//! Agents know when a command ends, how it ended and what it printed (issue 17), through the
+//! broker routes, with real bash and the relay's injected shell integration: `/mcp/run`,
+//! `wait_for_command`, `new_output`, the `shell` facts, and ordered input.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::support::{Mcp, Options, Relay};
+
+/// A relay with MCP on (readwrite) and a bash session at its prompt, reporting commands.
+async fn ready() -> (Relay, Mcp, u64) {
+    let relay = Relay::start().await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let id = relay.ready_session(&mcp).await;
+    // The prompt is drawn once the shell reported it (its integration ran).
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let row = terminal(&mcp, id).await;
+        if row["shell"]["state"] != "unknown" {
+            assert_eq!(row["shell"]["integration"], "bash", "{row}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the shell never reported: {row}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    (relay, mcp, id)
+}
+
+async fn terminal(mcp: &Mcp, id: u64) -> Value {
+    let rows = mcp.get("/mcp/terminals").await.json();
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no window {id} in {rows}"))
+}
+
+async fn run(mcp: &Mcp, id: u64, command: &str) -> Value {
+    let r = mcp
+        .post(
+            "/mcp/run",
+            json!({"id": id, "command": command, "timeout_ms": 15000}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{command}: {}", r.body);
+    r.json()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_command_answers_exit_codes_output_and_cwd() {
+    let (_relay, mcp, id) = ready().await;
+    for (command, code) in [("true", 0), ("false", 1), ("no-such-command-wterm", 127)] {
+        let a = run(&mcp, id, command).await;
+        assert_eq!(a["exit_code"], code, "{command}: {a}");
+        assert_eq!(a["finished"], true, "{a}");
+        assert_eq!(a["timed_out"], false, "{a}");
+        assert_eq!(a["command"], command, "{a}");
+    }
+    let a = run(&mcp, id, "echo hello-$((6*7))").await;
+    assert_eq!(a["output"], "hello-42", "{a}");
+    assert_eq!(a["rows"], 1, "{a}");
+    let a = run(&mcp, id, "cd /tmp && pwd").await;
+    assert_eq!(a["output"], "/tmp", "{a}");
+    let a = run(&mcp, id, "true").await;
+    assert_eq!(a["cwd"], "/tmp", "{a}");
+    // 10000 rows: read back through the command log after they scrolled off; the answer keeps
+    // the head and the tail and counts the rows between.
+    let a = run(&mcp, id, "seq 10000").await;
+    assert_eq!(a["exit_code"], 0, "{a}");
+    assert_eq!(a["rows"], 10000, "{}", a["rows"]);
+    assert!(
+        a["output"].as_str().unwrap().starts_with("1\n2\n3\n"),
+        "{}",
+        a["output"]
+    );
+    assert!(
+        a["output_tail"].as_str().unwrap().ends_with("9999\n10000"),
+        "{}",
+        a["output_tail"]
+    );
+    let shown = a["output"].as_str().unwrap().lines().count()
+        + a["output_tail"].as_str().unwrap().lines().count();
+    assert_eq!(
+        shown as u64 + a["rows_left_out"].as_u64().unwrap(),
+        10000,
+        "{a}"
+    );
+    // The last command is on the window's row too.
+    let row = terminal(&mcp, id).await;
+    assert_eq!(
+        row["shell"]["last_command"]["command"], "seq 10000",
+        "{row}"
+    );
+    assert_eq!(row["shell"]["last_command"]["exit_code"], 0, "{row}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_outlives_the_call_is_waited_for_again() {
+    let (_relay, mcp, id) = ready().await;
+    let r = mcp
+        .post(
+            "/mcp/run",
+            json!({"id": id, "command": "sleep 1; echo slept", "timeout_ms": 100}),
+        )
+        .await;
+    let a = r.json();
+    assert_eq!(
+        (a["finished"].clone(), a["timed_out"].clone()),
+        (json!(false), json!(true)),
+        "{a}"
+    );
+    assert_eq!(a["exit_code"], Value::Null, "{a}");
+    // While it runs, the shell is not reading a line: nothing is typed into the program.
+    let r = mcp
+        .post("/mcp/run", json!({"id": id, "command": "true"}))
+        .await;
+    assert_eq!(
+        (r.status, r.json()["error"].clone()),
+        (409, json!("not_at_prompt")),
+        "{}",
+        r.body
+    );
+    let a = mcp
+        .read(json!({"id": id, "wait_for_command": true, "timeout_ms": 15000}))
+        .await;
+    assert_eq!(a["matched"], true, "{a}");
+    assert_eq!(a["command"]["command"], "sleep 1; echo slept", "{a}");
+    assert_eq!(a["command"]["exit_code"], 0, "{a}");
+    assert_eq!(a["command"]["output"], "slept", "{a}");
+    assert!(a["command"]["duration_ms"].as_u64().unwrap() >= 900, "{a}");
+}
+
+/// A command typed with `/mcp/input` that finished before the read: `wait_for_command` answers
+/// it rather than waiting for another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_for_command_finds_a_command_that_already_ended() {
+    let (_relay, mcp, id) = ready().await;
+    mcp.type_text(id, "(exit 3)\r").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let a = mcp
+        .read(json!({"id": id, "wait_for_command": true, "timeout_ms": 15000}))
+        .await;
+    assert_eq!(a["matched"], true, "{a}");
+    assert_eq!(a["command"]["command"], "(exit 3)", "{a}");
+    assert_eq!(a["command"]["exit_code"], 3, "{a}");
+    // Nothing runs and nothing new was submitted: met at once, with the last command.
+    let started = Instant::now();
+    let a = mcp
+        .read(json!({"id": id, "wait_for_command": true, "timeout_ms": 5000}))
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(2), "{a}");
+    assert_eq!(a["command"]["exit_code"], 3, "{a}");
+}
+
+/// `new_output`: the echoed command line holds the text, but only the command's output counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_output_never_matches_the_echoed_command_line() {
+    let (_relay, mcp, id) = ready().await;
+    mcp.type_text(id, "sleep 0.5; echo READY-$((1+1))\r").await;
+    let a = mcp
+        .read(json!({"id": id, "wait_for_text": "READY", "new_output": true, "timeout_ms": 15000}))
+        .await;
+    assert_eq!(a["matched"], true, "{a}");
+    assert!(
+        a["text"].as_str().unwrap().contains("READY-2"),
+        "{}",
+        a["text"]
+    );
+    // The same wait without new_output matches the echo at once (the old behaviour).
+    mcp.type_text(id, "sleep 2; echo LATER-$((1+1))\r").await;
+    let a = mcp
+        .read(json!({"id": id, "wait_for_text": "LATER", "timeout_ms": 15000}))
+        .await;
+    assert!(
+        !a["text"].as_str().unwrap().contains("LATER-2"),
+        "{}",
+        a["text"]
+    );
+    let r = mcp
+        .post("/mcp/read", json!({"id": id, "new_output": true}))
+        .await;
+    assert_eq!(r.json()["error"], "bad_request", "{}", r.body);
+}
+
+/// Ordered input: Enter then at once Ctrl-C interrupts the command the line started, every time
+/// (the Ctrl-C used to race the shell: it wiped the line, or `yes` ran on).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_right_after_a_command_interrupts_it_every_time() {
+    let (_relay, mcp, id) = ready().await;
+    for round in 0..50 {
+        mcp.type_text(id, "yes\r").await;
+        let r = mcp
+            .post("/mcp/keys", json!({"id": id, "keys": ["C-c"]}))
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let a = mcp
+            .read(json!({"id": id, "wait_for_command": true, "timeout_ms": 15000}))
+            .await;
+        assert_eq!(a["matched"], true, "round {round}: {a}");
+        assert_eq!(a["command"]["command"], "yes", "round {round}: {a}");
+        assert_eq!(a["command"]["exit_code"], 130, "round {round}: {a}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_integration_the_shell_is_unknown_and_run_is_refused() {
+    let relay = Relay::start_with(Options {
+        args: vec!["--no-shell-integration".into()],
+        ..Options::default()
+    })
+    .await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let id = relay.ready_session(&mcp).await;
+    let row = terminal(&mcp, id).await;
+    assert_eq!(row["shell"]["state"], "unknown", "{row}");
+    assert_eq!(row["shell"]["integration"], "off", "{row}");
+    let r = mcp
+        .post("/mcp/run", json!({"id": id, "command": "true"}))
+        .await;
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert_eq!(r.json()["error"], "no_shell_integration", "{}", r.body);
+    // Ordered input still holds without marks: the job taking the foreground is the signal.
+    mcp.type_text(id, "sleep 5\r").await;
+    let r = mcp
+        .post("/mcp/keys", json!({"id": id, "keys": ["C-c"]}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    mcp.type_text(id, "echo after-$((2*3))\r").await;
+    mcp.wait_text(id, "after-6").await;
+}
