@@ -482,3 +482,38 @@ test("agent scenario over MCP: vim, python3, a runaway yes", async () => {
     await c.client.close();
   }
 });
+
+test("run_command and wait_for_command: exit codes and output in one call each", async () => {
+  const c = await httpClient(relay);
+  try {
+    const { id } = await c.call("launch_terminal", { cols: 100, rows: 30, cwd: relay.home });
+    await c.call("read_screen", { id, wait_for_regex: PROMPT, timeout_ms: 10_000 });
+    // The shell reports once its first prompt is drawn.
+    let row;
+    for (let i = 0; i < 200; i++) {
+      row = (await c.call("list_terminals", {})).terminals.find((t) => t.id === id);
+      if (row.shell.state !== "unknown") break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.equal(row.shell.integration, "bash", JSON.stringify(row));
+    const failed = await c.call("run_command", { id, command: "false" });
+    assert.equal(failed.exit_code, 1, JSON.stringify(failed));
+    assert.equal(failed.finished, true);
+    assert.equal(failed.id, id);
+    const seq = await c.call("run_command", { id, command: "seq 3" });
+    assert.equal(seq.output, "1\n2\n3", JSON.stringify(seq));
+    assert.equal(seq.exit_code, 0);
+    // Ordered input: the Ctrl-C reaches `yes`, not the shell reading the line.
+    await c.call("send_input", { id, data: "yes\n" });
+    await c.call("send_keys", { id, keys: ["C-c"] });
+    const waited = await c.call("read_screen", { id, wait_for_command: true, timeout_ms: 10_000 });
+    assert.equal(waited.command.command, "yes", JSON.stringify(waited.command));
+    assert.equal(waited.command.exit_code, 130);
+    row = (await c.call("list_terminals", {})).terminals.find((t) => t.id === id);
+    assert.equal(row.shell.last_command.exit_code, 130, JSON.stringify(row.shell));
+    assert.match(await c.refused("run_command", { id, command: "a\nb" }), /^bad_request: /);
+    assert.match(await c.refused("run_command", { id }), /^bad_arguments: .*command/);
+  } finally {
+    await c.client.close();
+  }
+});
