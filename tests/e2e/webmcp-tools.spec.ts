@@ -423,8 +423,11 @@ test("every argument is checked and errors say what is accepted", async ({ page 
   expect(await err("read_terminal", { timeoutMs: 0 })).toBe("timeoutMs must be an integer 1..120000; got 0");
   expect(await err("read_terminal", { timeoutMs: 120001 })).toBe("timeoutMs must be an integer 1..120000; got 120001");
   expect(await err("read_terminal", { waitfor: "x" })).toBe(
-    'unknown argument "waitfor"; accepted: terminal, lines, waitFor, waitForIdleMs, timeoutMs',
+    'unknown argument "waitfor"; accepted: terminal, lines, waitFor, waitForIdleMs, timeoutMs, waitForCommand, newOutputOnly',
   );
+  expect(await err("read_terminal", { waitForCommand: true, waitFor: "x" })).toMatch(/cannot be combined/);
+  expect(await err("read_terminal", { newOutputOnly: "yes" })).toMatch(/^newOutputOnly must be a boolean.*got "yes"/);
+  expect(await err("type_in_terminal", { text: "x", waitForCommand: true })).toMatch(/waitForCommand needs submit: true/);
   // All problems of a call at once.
   expect(await err("read_terminal", { lines: 0, timeoutMs: -1 })).toBe(
     "lines must be an integer 1..10000; got 0; timeoutMs must be an integer 1..120000; got -1",
