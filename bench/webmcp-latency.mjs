@@ -8,7 +8,10 @@
 // Each iteration starts read_terminal({waitFor: MARK}), waits for the provider's
 // `toolactivated` event (the tool's execute has run, so the wait is registered), then writes
 // MARK: after a quiet spell (the usual case: a command's answer), and again while other output
-// streams in every 4 ms (then checks are rate-limited to about two per frame).
+// streams in every 4 ms (then checks are rate-limited to about two per frame). A third scenario
+// times read_terminal({waitForCommand: true}) from the write of a command's end (OSC 133 D) to
+// the call returning: the page's share of "command end to a waiting call returning" (the relay
+// adds its network hop, not measured here).
 import { chromium } from "playwright-core";
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
@@ -97,6 +100,26 @@ try {
     const busy = await measure("busy", () => sleep(Math.random() * 17));
     clearInterval(stream);
 
+    // Command end: a command runs (OSC 133 C, as the relay's injected bash integration writes
+    // it), read_terminal({waitForCommand: true}) waits, then its end (output, D;0, the next
+    // prompt) is written in one chunk after a quiet spell.
+    const command = [];
+    for (let i = 0; i < n; i++) {
+      term.write(`\x1b]133;A\x07$ \x1b]133;B\x07cmd-${i}\r\n\x1b]633;E;cmd-${i}\x07\x1b]133;C\x07`);
+      const started = activated();
+      const call = mc.executeTool(tool, { waitForCommand: true, timeoutMs: 5000 });
+      await started;
+      await sleep(20 + Math.random() * 17);
+      const t0 = performance.now();
+      term.write(`out-${i}\r\n\x1b]133;D;0\x07`);
+      const result = JSON.parse(await call);
+      const t1 = performance.now();
+      if (result.timedOut || result.error || result.command?.exitCode !== 0 || result.command.output !== `out-${i}`) {
+        throw new Error(`command ${i}: ${JSON.stringify(result).slice(0, 300)}`);
+      }
+      command.push(t1 - t0);
+    }
+
     // Reference: the provider's own share, from a page tool's execute resolving to
     // executeTool settling, measured the same way with a tool that does nothing else.
     let release;
@@ -117,7 +140,7 @@ try {
       await call;
       provider.push(performance.now() - t0);
     }
-    return { quiet, busy, provider };
+    return { quiet, busy, command, provider };
   }, iterations);
 
   const fmt = (v) => v.toFixed(2).padStart(7);
@@ -132,6 +155,7 @@ try {
   console.log(`read_terminal waitFor latency, write() -> executeTool result, ${iterations} iterations each (ms):`);
   console.log(`  quiet (text after >= 20 ms without output):  ${line(quiet)}`);
   console.log(`  busy  (other output every 4 ms):             ${line(busy)}`);
+  console.log(`  command end (waitForCommand, D mark written): ${line(stats(samples.command))}`);
   console.log(`  provider share (page tool resolve -> result): ${line(stats(samples.provider))}`);
   const verdict = (x) => `median ${x.median < 16.7 ? "meets" : "misses"}, p99 ${x.p99 < 16.7 ? "meets" : "misses"}`;
   console.log(`target: under one animation frame (16.7 ms): quiet ${verdict(quiet)}; busy ${verdict(busy)}`);

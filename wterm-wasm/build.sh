@@ -116,6 +116,9 @@ core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
 # Budget for the core package, in KB gzipped: 100 until mouse and focus reporting (about 2.5
 # KB with the focus and selection handling), the OSC 52 clipboard (1.1 KB) and the OSC 10/11/12
 # replies with the page's computed theme (1.3 KB), and Ctrl+Shift+C and input while the
-# terminal element has focus (0.6 KB).
-CORE_BUDGET_KB=106
+# terminal element has focus (0.6 KB). Then 116: main measured 110.4 KB once the command log
+# (wterm-core cmdlog, OSC 133/633) was merged, and the WebMCP commands (lastCommand,
+# waitForCommand with its bounded output, newOutputOnly, type_in_terminal's waits) add 4.9 KB:
+# 115.3 KB.
+CORE_BUDGET_KB=116
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"

@@ -4,6 +4,7 @@
 // wterm-wasm/pkg by a small static server; `bash wterm-wasm/build.sh` must have run.
 import { test, expect, type Page } from "@playwright/test";
 import { serveTestPages, type StaticServer } from "./static";
+import { startRelay, waitForPrompt, type Relay } from "./relay";
 
 let server: StaticServer;
 let base = "";
@@ -423,8 +424,11 @@ test("every argument is checked and errors say what is accepted", async ({ page 
   expect(await err("read_terminal", { timeoutMs: 0 })).toBe("timeoutMs must be an integer 1..120000; got 0");
   expect(await err("read_terminal", { timeoutMs: 120001 })).toBe("timeoutMs must be an integer 1..120000; got 120001");
   expect(await err("read_terminal", { waitfor: "x" })).toBe(
-    'unknown argument "waitfor"; accepted: terminal, lines, waitFor, waitForIdleMs, timeoutMs',
+    'unknown argument "waitfor"; accepted: terminal, lines, waitFor, waitForIdleMs, timeoutMs, waitForCommand, newOutputOnly',
   );
+  expect(await err("read_terminal", { waitForCommand: true, waitFor: "x" })).toMatch(/cannot be combined/);
+  expect(await err("read_terminal", { newOutputOnly: "yes" })).toMatch(/^newOutputOnly must be a boolean.*got "yes"/);
+  expect(await err("type_in_terminal", { text: "x", waitForCommand: true })).toMatch(/waitForCommand needs submit: true/);
   // All problems of a call at once.
   expect(await err("read_terminal", { lines: 0, timeoutMs: -1 })).toBe(
     "lines must be an integer 1..10000; got 0; timeoutMs must be an integer 1..120000; got -1",
@@ -677,4 +681,91 @@ test("reset() clears screen, history, modes and title, keeping the size", async 
   await call(page, "press_terminal_keys", { keys: ["ArrowUp"] });
   expect(await sent(page, "a")).toBe("\x1b[A"); // DECCKM is off again
   await expect.poll(async () => (await page.locator('[data-key="a"] .wterm-row').first().textContent())?.trim()).toBe("");
+});
+
+// Commands through the relay's page, with the shell integration the relay injects into bash:
+// exit codes, long output read back through the command log, and waits for new output only.
+test.describe("commands from a real bash through the relay", () => {
+  let relay: Relay;
+  test.beforeAll(async () => {
+    relay = await startRelay();
+  });
+  test.afterAll(async () => {
+    await relay?.stop();
+  });
+
+  async function openRelay(page: Page): Promise<void> {
+    await page.goto(relay.pageUrl());
+    await waitForPrompt(page);
+    await expect.poll(async () => (await call(page, "list_terminals")).terminals[0].shellIntegration?.state).toBe("input");
+  }
+
+  test("type_in_terminal with submit and waitForCommand answers the exit code in one call", async ({ page }) => {
+    await openRelay(page);
+    const r = await call(page, "type_in_terminal", { text: "false", submit: true, waitForCommand: true });
+    expect(r).toMatchObject({ ok: true, typed: 5, submitted: true });
+    expect(r.timedOut).toBeUndefined();
+    expect(r.command).toMatchObject({ command: "false", exitCode: 1, output: "", outputRows: 0 });
+    expect(r.command.durationMs).toBeGreaterThanOrEqual(0);
+    expect(r.command.cwd).toBe(process.cwd()); // the relay starts shells in its own cwd
+    const state = (await call(page, "list_terminals")).terminals[0];
+    expect(state.lastCommand).toMatchObject({ command: "false", exitCode: 1, cwd: process.cwd() });
+    expect(state.runningCommand).toBeUndefined();
+
+    // Two calls work too: read_terminal waits for the command the submitted line started.
+    await call(page, "type_in_terminal", { text: "sleep 0.5; (exit 3)", submit: true });
+    const r2 = await call(page, "read_terminal", { waitForCommand: true });
+    expect(r2.command).toMatchObject({ command: "sleep 0.5; (exit 3)", exitCode: 3 });
+    expect(r2.command.durationMs).toBeGreaterThanOrEqual(400);
+  });
+
+  test("seq 10000 is read back whole through the log, the answer bounded head and tail", async ({ page }) => {
+    await openRelay(page);
+    const r = await call(page, "type_in_terminal", { text: "seq 10000", submit: true, waitForCommand: true, timeoutMs: 60000 });
+    expect(r.timedOut).toBeUndefined();
+    expect(r.command).toMatchObject({ command: "seq 10000", exitCode: 0, outputRows: 10000, rowsLeftOut: 9900 });
+    expect(r.command.rowsLost).toBeUndefined();
+    const nums = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i)).join("\n");
+    expect(r.command.output).toBe(nums(1, 50));
+    expect(r.command.outputTail).toBe(nums(9951, 10000));
+  });
+
+  test("waitFor with newOutputOnly does not match the echoed command line", async ({ page }) => {
+    await openRelay(page);
+    const started = Date.now();
+    const r = await call(page, "type_in_terminal", {
+      text: 'sleep 1; read -p "Continue? " x',
+      submit: true,
+      waitFor: "Continue?",
+      newOutputOnly: true,
+    });
+    expect(r.timedOut).toBeUndefined();
+    // The echoed line holds "Continue?" at once; the match waited for read's own prompt.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(r.runningCommand).toMatchObject({ command: 'sleep 1; read -p "Continue? " x' });
+    expect(r.text).toMatch(/\nContinue\?$/);
+    // Text on rows above the cursor's does not count for read_terminal either (the cursor's
+    // own row does: it may still be written).
+    const stale = await call(page, "read_terminal", { waitFor: "sleep 1", newOutputOnly: true, timeoutMs: 300 });
+    expect(stale.timedOut).toBe(true);
+    // Answer it; the command ends with 0.
+    await call(page, "type_in_terminal", { text: "y", submit: true });
+    const done = await call(page, "read_terminal", { waitForCommand: true });
+    expect(done.command).toMatchObject({ exitCode: 0, output: "Continue? y" });
+  });
+
+  test("a shell without integration: waitForCommand says so", async ({ page }) => {
+    const plain = await startRelay(["--no-shell-integration"]);
+    try {
+      await page.goto(plain.pageUrl());
+      await waitForPrompt(page);
+      const r = await call(page, "type_in_terminal", { text: "true", submit: true, waitForCommand: true });
+      expect(r.error).toMatch(/no shell integration/);
+      const state = (await call(page, "list_terminals")).terminals[0];
+      expect(state.shellIntegration).toBeUndefined();
+      expect(state.lastCommand).toBeUndefined();
+    } finally {
+      await plain.stop();
+    }
+  });
 });

@@ -134,6 +134,8 @@ impl Inner {
         if self.lifecycle == Lifecycle::Destroyed {
             return out;
         }
+        // The command log's start and end times: epoch ms, as the relay's emulator stamps them.
+        self.term.set_now_ms(js_sys::Date::now() as u64);
         let fx = self.term.feed(bytes);
         self.output_since_frame = true;
         self.mcp.on_output();
@@ -300,6 +302,11 @@ pub(crate) fn send_input(shared: &Shared, bytes: &[u8]) {
             return;
         }
         inner.scroll_to_bottom();
+        if bytes.contains(&b'\r') && inner.term.running_command().is_none() {
+            // A line submitted at the prompt: `waitForCommand` waits for the command it starts.
+            let newest = webmcp::newest_id(&inner.term);
+            inner.mcp.submitted = Some(newest);
+        }
         if inner.callbacks.data.is_empty() {
             // Replies to queries typed at the echo are dropped by `feed_output`: without
             // onData there is no program to answer.

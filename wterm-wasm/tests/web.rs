@@ -502,3 +502,212 @@ async fn webmcp_registers_once_per_page_and_withdraws() {
     b.destroy().unwrap();
     assert_eq!(mcp_log().len(), 8);
 }
+
+/// Calls a registered tool's `execute`, awaits its answer when it is a Promise, and parses it.
+async fn execute_async(tool: &str, input: &str) -> JsValue {
+    let out = call_tool(tool, input);
+    answer(out).await
+}
+
+/// Starts a tool call; its answer is awaited with [`answer`].
+fn call_tool(tool: &str, input: &str) -> JsValue {
+    let tools = Reflect::get(&js_sys::global(), &"__mcpTools".into()).unwrap();
+    let tool = Reflect::get(&tools, &tool.into()).unwrap();
+    let f: js_sys::Function = Reflect::get(&tool, &"execute".into())
+        .unwrap()
+        .unchecked_into();
+    let input = js_sys::JSON::parse(input).unwrap();
+    f.call2(&JsValue::UNDEFINED, &input, &Object::new()).unwrap()
+}
+
+async fn answer(out: JsValue) -> JsValue {
+    let out = match out.dyn_into::<js_sys::Promise>() {
+        Ok(p) => JsFuture::from(p).await.unwrap(),
+        Err(v) => v,
+    };
+    js_sys::JSON::parse(&out.as_string().expect("a JSON string")).unwrap()
+}
+
+async fn sleep(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    JsFuture::from(p).await.unwrap();
+}
+
+fn get(v: &JsValue, path: &str) -> JsValue {
+    path.split('.')
+        .fold(v.clone(), |v, k| Reflect::get(&v, &k.into()).unwrap())
+}
+
+fn json_of(v: &JsValue) -> String {
+    js_sys::JSON::stringify(v).unwrap().into()
+}
+
+/// A bash prompt as the relay's injected integration draws it (recorded: OSC 133 A, the
+/// prompt, B).
+const PROMPT: &str = "\x1b]133;A\x07$ \x1b]133;B\x07";
+
+/// The output of a command line as bash with the injected integration writes it (recorded):
+/// the echoed line, `633;E` with the command text, `C`, the output, `D;exit`, OSC 7.
+fn ran(cmd: &str, output: &str, exit: i32) -> String {
+    format!(
+        "{cmd}\r\n\x1b]633;E;{cmd}\x07\x1b]133;C\x07{output}\x1b]133;D;{exit}\x07\x1b]7;file://box/tmp\x07"
+    )
+}
+
+#[wasm_bindgen_test]
+async fn webmcp_commands_from_shell_integration() {
+    install_navigator_provider();
+    let (f, sent) = recorder();
+    let webmcp = Object::new();
+    Reflect::set(&webmcp, &"name".into(), &"cmds".into()).unwrap();
+    let t = WTerm::new(
+        host(400, 200).into(),
+        options(&[("cols", 40.into()), ("rows", 10.into()), ("webmcp", webmcp.into()), ("onData", f)]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+
+    // No integration yet: waitForCommand says so instead of guessing.
+    t.write("plain $ ".into()).unwrap();
+    let err = execute("read_terminal", r#"{"waitForCommand":true}"#);
+    let msg = get(&err, "error").as_string().unwrap();
+    assert!(msg.contains("no shell integration"), "{msg}");
+    let err = execute("type_in_terminal", r#"{"text":"true","submit":true,"waitForCommand":true}"#);
+    assert!(get(&err, "error").as_string().unwrap().contains("nothing was typed"));
+    assert!(sent.borrow().is_empty());
+    let err = execute("read_terminal", r#"{"waitFor":"x","waitForCommand":true}"#);
+    assert!(get(&err, "error").as_string().unwrap().contains("cannot be combined"));
+    let err = execute("read_terminal", r#"{"newOutputOnly":true}"#);
+    assert!(get(&err, "error").as_string().unwrap().contains("give waitFor"));
+
+    // A finished command: lastCommand in the state object.
+    t.write(format!("\r\n{PROMPT}{}{PROMPT}", ran("echo hi", "hi\r\n", 0)).into()).unwrap();
+    let list = execute("list_terminals", "{}");
+    let state = js_sys::Array::from(&get(&list, "terminals")).get(0);
+    assert_eq!(get(&state, "lastCommand.command"), "echo hi");
+    assert_eq!(get(&state, "lastCommand.exitCode"), 0);
+    assert_eq!(get(&state, "lastCommand.cwd").as_string(), None, "cwd reported after it");
+    assert!(get(&state, "lastCommand.durationMs").as_f64().unwrap() >= 0.0);
+    assert!(get(&state, "runningCommand").is_undefined());
+    // Nothing runs and nothing was submitted here.
+    let err = execute("read_terminal", r#"{"waitForCommand":true}"#);
+    assert!(get(&err, "error").as_string().unwrap().contains("no command is running"));
+
+    // A running command: read_terminal waits for its end and answers its result.
+    // The bash script escapes `;` in the command text as \x3b.
+    t.write("sleep 1; echo done\r\n\x1b]633;E;sleep 1\\x3b echo done\x07\x1b]133;C\x07".into())
+        .unwrap();
+    let state = js_sys::Array::from(&get(&execute("list_terminals", "{}"), "terminals")).get(0);
+    assert_eq!(get(&state, "runningCommand.command"), "sleep 1; echo done");
+    assert!(get(&state, "runningCommand.startedMsAgo").as_f64().unwrap() >= 0.0);
+    assert_eq!(get(&state, "runningCommand.cwd"), "/tmp");
+    let pending = call_tool("read_terminal", r#"{"waitForCommand":true}"#);
+    sleep(30).await;
+    t.write("done\r\n\x1b]133;D;0\x07".into()).unwrap();
+    t.write(PROMPT.into()).unwrap();
+    let r = answer(pending).await;
+    assert_eq!(get(&r, "command.command"), "sleep 1; echo done", "{}", json_of(&r));
+    assert_eq!(get(&r, "command.exitCode"), 0);
+    assert_eq!(get(&r, "command.output"), "done");
+    assert_eq!(get(&r, "command.outputRows"), 1);
+    assert!(get(&r, "command.outputTail").is_undefined());
+    assert!(get(&r, "timedOut").is_undefined());
+    assert_eq!(get(&r, "lastCommand.exitCode"), 0);
+
+    // type_in_terminal + submit + waitForCommand: one call, the exit code of the command its
+    // Enter started.
+    let pending = call_tool("type_in_terminal", r#"{"text":"false","submit":true,"waitForCommand":true}"#);
+    sleep(250).await;
+    assert_eq!(*sent.borrow(), ["false", "\r"]);
+    t.write(format!("{}{PROMPT}", ran("false", "", 1)).into()).unwrap();
+    let r = answer(pending).await;
+    assert_eq!(get(&r, "ok"), true, "{}", json_of(&r));
+    assert_eq!(get(&r, "typed"), 5);
+    assert_eq!(get(&r, "submitted"), true);
+    assert_eq!(get(&r, "command.command"), "false");
+    assert_eq!(get(&r, "command.exitCode"), 1);
+    assert_eq!(get(&r, "command.output"), "");
+    // Right after, read_terminal waitForCommand answers that command at once (the line
+    // submitted last started it).
+    let r = execute_async("read_terminal", r#"{"waitForCommand":true}"#).await;
+    assert_eq!(get(&r, "command.exitCode"), 1);
+
+    // Long output: the first and last 50 rows, the rows between counted.
+    let pending = call_tool("type_in_terminal", r#"{"text":"seq 300","submit":true,"waitForCommand":true}"#);
+    sleep(250).await;
+    let lines: String = (1..=300).map(|n| format!("{n}\r\n")).collect();
+    t.write(format!("{}{PROMPT}", ran("seq 300", &lines, 0)).into()).unwrap();
+    let r = answer(pending).await;
+    assert_eq!(get(&r, "command.outputRows"), 300, "{}", json_of(&get(&r, "command")));
+    assert_eq!(get(&r, "command.rowsLeftOut"), 200);
+    let head = get(&r, "command.output").as_string().unwrap();
+    let tail = get(&r, "command.outputTail").as_string().unwrap();
+    assert_eq!(head, (1..=50).map(|n| n.to_string()).collect::<Vec<_>>().join("\n"));
+    assert_eq!(tail, (251..=300).map(|n| n.to_string()).collect::<Vec<_>>().join("\n"));
+
+    // A wait that times out answers the running command so far, marked running.
+    t.write("yes\r\n\x1b]633;E;yes\x07\x1b]133;C\x07y\r\ny\r\n".into()).unwrap();
+    let r = execute_async("read_terminal", r#"{"waitForCommand":true,"timeoutMs":50}"#).await;
+    assert_eq!(get(&r, "timedOut"), true);
+    assert_eq!(get(&r, "command.running"), true);
+    assert_eq!(get(&r, "command.output"), "y\ny");
+    t.write(format!("^C\r\n\x1b]133;D;130\x07{PROMPT}").into()).unwrap();
+    t.destroy().unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn webmcp_new_output_only() {
+    install_navigator_provider();
+    let (f, sent) = recorder();
+    let webmcp = Object::new();
+    Reflect::set(&webmcp, &"name".into(), &"fresh".into()).unwrap();
+    let t = WTerm::new(
+        host(400, 200).into(),
+        options(&[("cols", 40.into()), ("rows", 10.into()), ("webmcp", webmcp.into()), ("onData", f)]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+
+    // Without integration: rows from the cursor's row down count; text above does not.
+    t.write("Continue? earlier\r\n$ ".into()).unwrap();
+    let r = execute("read_terminal", r#"{"waitFor":"Continue?"}"#);
+    assert!(get(&r, "timedOut").is_undefined(), "already on screen");
+    let pending = call_tool("read_terminal", r#"{"waitFor":"Continue?","newOutputOnly":true,"timeoutMs":3000}"#);
+    sleep(40).await;
+    t.write("x\r\nnothing yet\r\n".into()).unwrap();
+    sleep(40).await;
+    t.write("Continue? ".into()).unwrap();
+    let r = answer(pending).await;
+    assert!(get(&r, "timedOut").is_undefined(), "{}", json_of(&r));
+    let r = execute_async("read_terminal", r#"{"waitFor":"earlier","newOutputOnly":true,"timeoutMs":30}"#).await;
+    assert_eq!(get(&r, "timedOut"), true);
+
+    // With integration and a submitted line: only the command's own output counts, so the
+    // echoed command line (which holds the text) never matches.
+    t.write(format!("\r\n{PROMPT}").into()).unwrap();
+    let pending = call_tool(
+        "type_in_terminal",
+        r#"{"text":"read -p \"Continue? \" x","submit":true,"waitFor":"Continue?","newOutputOnly":true,"timeoutMs":3000}"#,
+    );
+    sleep(250).await;
+    assert_eq!(sent.borrow().len(), 2);
+    // The echo of the line arrives, then (later) the command starts and prints its prompt.
+    t.write("read -p \"Continue? \" x\r\n".into()).unwrap();
+    sleep(40).await;
+    t.write("\x1b]633;E;read -p \"Continue? \" x\x07\x1b]133;C\x07".into()).unwrap();
+    sleep(40).await;
+    let race = js_sys::Function::new_with_args("p", "return Promise.race([p, Promise.resolve('pending')])");
+    let early: js_sys::Promise = race.call1(&JsValue::UNDEFINED, &pending).unwrap().unchecked_into();
+    assert_eq!(JsFuture::from(early).await.unwrap(), "pending", "the echoed line must not match");
+    t.write("Continue? ".into()).unwrap();
+    let r = answer(pending).await;
+    assert!(get(&r, "timedOut").is_undefined(), "{}", json_of(&r));
+    assert_eq!(get(&r, "submitted"), true);
+    assert_eq!(get(&r, "runningCommand.command"), "read -p \"Continue? \" x");
+    t.destroy().unwrap();
+}

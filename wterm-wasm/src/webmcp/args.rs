@@ -20,6 +20,17 @@ pub(crate) struct ReadArgs {
     pub(crate) wait_for: Option<String>,
     pub(crate) idle_ms: Option<u32>,
     pub(crate) timeout_ms: u32,
+    /// `waitForCommand`: wait until the running (or just submitted) command finished.
+    pub(crate) wait_command: bool,
+    /// `newOutputOnly`: `waitFor` counts only output after the call started.
+    pub(crate) new_only: bool,
+}
+
+impl ReadArgs {
+    /// The call waits for something.
+    pub(crate) fn waits(&self) -> bool {
+        self.wait_for.is_some() || self.idle_ms.is_some() || self.wait_command
+    }
 }
 
 /// `type_in_terminal`'s arguments.
@@ -27,6 +38,8 @@ pub(crate) struct TypeArgs {
     pub(crate) terminal: Option<String>,
     pub(crate) text: String,
     pub(crate) submit: bool,
+    /// The wait after typing (and Enter), as `read_terminal`'s; `terminal` unused.
+    pub(crate) wait: ReadArgs,
 }
 
 /// `press_terminal_keys`'s arguments, every key already parsed.
@@ -125,13 +138,42 @@ pub(crate) fn list(input: &JsValue) -> Result<(), String> {
 }
 
 /// `read_terminal`: `terminal?`, `lines?` 1..10000, `waitFor?` non-empty, `waitForIdleMs?`
-/// 1..120000, `timeoutMs?` 1..120000 (default 10000).
+/// 1..120000, `timeoutMs?` 1..120000 (default 10000), `waitForCommand?` (not with `waitFor`),
+/// `newOutputOnly?` (only with `waitFor`).
 pub(crate) fn read(input: &JsValue) -> Result<ReadArgs, String> {
-    let mut i = Input::new(
-        input,
-        &["terminal", "lines", "waitFor", "waitForIdleMs", "timeoutMs"],
-    );
+    let mut i = Input::new(input, &READ_KEYS);
     let terminal = i.terminal();
+    let mut a = wait_args(&mut i);
+    a.terminal = terminal;
+    i.finish(a)
+}
+
+/// The arguments `read_terminal` accepts; `type_in_terminal` accepts them too (but `terminal`
+/// once).
+const READ_KEYS: [&str; 7] = [
+    "terminal",
+    "lines",
+    "waitFor",
+    "waitForIdleMs",
+    "timeoutMs",
+    "waitForCommand",
+    "newOutputOnly",
+];
+
+/// A boolean argument, `false` when absent.
+fn flag(i: &mut Input, key: &str, what: &str) -> bool {
+    match i.get(key) {
+        None => false,
+        Some(v) => v.as_bool().unwrap_or_else(|| {
+            i.errors
+                .push(format!("{key} must be a boolean ({what}); got {}", describe(&v)));
+            false
+        }),
+    }
+}
+
+/// `lines`, `waitFor`, `waitForIdleMs`, `timeoutMs`, `waitForCommand`, `newOutputOnly`.
+fn wait_args(i: &mut Input) -> ReadArgs {
     let lines = i.int("lines", MAX_READ_LINES);
     let wait_for = match i.get("waitFor") {
         None => None,
@@ -150,18 +192,42 @@ pub(crate) fn read(input: &JsValue) -> Result<ReadArgs, String> {
     let timeout_ms = i
         .int("timeoutMs", MAX_TIMEOUT_MS)
         .unwrap_or(DEFAULT_TIMEOUT_MS);
-    i.finish(ReadArgs {
-        terminal,
+    let wait_command = flag(i, "waitForCommand", "true waits until the command finished");
+    let new_only = flag(
+        i,
+        "newOutputOnly",
+        "true makes waitFor count only output that arrives after the call started",
+    );
+    if wait_command && wait_for.is_some() {
+        i.errors.push(
+            "waitForCommand and waitFor cannot be combined: waitForCommand answers when the \
+             command finished, with its output; waitFor waits for text"
+                .to_string(),
+        );
+    }
+    if new_only && wait_for.is_none() {
+        i.errors.push(
+            "newOutputOnly applies to waitFor: give waitFor too (or leave newOutputOnly out)"
+                .to_string(),
+        );
+    }
+    ReadArgs {
+        terminal: None,
         lines,
         wait_for,
         idle_ms,
         timeout_ms,
-    })
+        wait_command,
+        new_only,
+    }
 }
 
-/// `type_in_terminal`: `terminal?`, `text` (at most 1 MiB of UTF-8), `submit?` boolean.
+/// `type_in_terminal`: `terminal?`, `text` (at most 1 MiB of UTF-8), `submit?` boolean, and
+/// `read_terminal`'s wait arguments (`waitForCommand` only with `submit`).
 pub(crate) fn type_text(input: &JsValue) -> Result<TypeArgs, String> {
-    let mut i = Input::new(input, &["terminal", "text", "submit"]);
+    let mut keys = READ_KEYS.to_vec();
+    keys.extend(["text", "submit"]);
+    let mut i = Input::new(input, &keys);
     let terminal = i.terminal();
     let text = match i.get("text") {
         None => {
@@ -196,10 +262,18 @@ pub(crate) fn type_text(input: &JsValue) -> Result<TypeArgs, String> {
             false
         }),
     };
+    let wait = wait_args(&mut i);
+    if wait.wait_command && !submit {
+        i.errors.push(
+            "waitForCommand needs submit: true (the command starts when Enter is pressed)"
+                .to_string(),
+        );
+    }
     i.finish(TypeArgs {
         terminal,
         text,
         submit,
+        wait,
     })
 }
 

@@ -21,8 +21,9 @@ use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
-use wterm_core::rows_contain;
+use wterm_core::{rows_contain, Terminal, TextRow};
 
+use super::command::{self, CommandWait, NewFrom};
 use super::wait::{verdict, Verdict, WaitClock, WaitSpec};
 use crate::dom::{now_ms, page_hidden, Listener, Timeout};
 use crate::limits::{CHECK_COST_FACTOR, EAGER_CHECK_INTERVAL_MS, HIDDEN_CHECK_MS};
@@ -46,13 +47,33 @@ impl Settle {
     }
 }
 
-/// A `read_terminal` waiting for text, idle output or its timeout.
-pub(crate) struct Waiter {
-    pub(crate) call: u64,
+/// What a wait waits for and how it answers.
+pub(crate) struct WaitCore {
     pub(crate) lines: Option<usize>,
     pub(crate) wait_for: Option<String>,
     pub(crate) spec: WaitSpec,
     pub(crate) clock: WaitClock,
+    /// `newOutputOnly`: where `wait_for` is looked for.
+    pub(crate) new_from: Option<NewFrom>,
+    pub(crate) answer: Answer,
+}
+
+/// What an answer carries besides the state and the text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Answer {
+    /// `type_in_terminal`: characters typed and whether Enter was pressed; the answer starts
+    /// with `ok`, `terminal`, `typed`, `submitted`.
+    pub(crate) typed: Option<(usize, bool)>,
+    /// `waitForCommand`: the command whose result goes in `command` (once it exists); waiting
+    /// means waiting until it finished.
+    pub(crate) command: Option<CommandWait>,
+}
+
+/// A `read_terminal` (or a `type_in_terminal` that waits) waiting for text, idle output, a
+/// command's end or its timeout.
+pub(crate) struct Waiter {
+    pub(crate) call: u64,
+    pub(crate) core: WaitCore,
     pub(crate) settle: Settle,
     /// Fires when the wait must be checked without output.
     pub(crate) timer: Option<Timeout>,
@@ -69,6 +90,8 @@ pub(crate) struct Submit {
     pub(crate) settle: Settle,
     /// The result once Enter is pressed.
     pub(crate) result: JsValue,
+    /// The wait that follows the Enter, and the agent's signal for it.
+    pub(crate) then: Option<(WaitCore, Option<AbortSignal>)>,
     /// Presses Enter.
     pub(crate) _timer: Option<Timeout>,
     /// Cancels the Enter when the agent's `AbortSignal` fires.
@@ -86,6 +109,9 @@ pub(crate) struct Calls {
     pub(crate) submits: Vec<Submit>,
     /// When output last arrived while a wait was in progress (`performance.now()` ms).
     pub(crate) last_output: f64,
+    /// Enter reached the program while no command ran: `Some(newest record id then)`; the
+    /// command that line starts is the first record newer than it.
+    pub(crate) submitted: Option<Option<u64>>,
     /// Output arrived since the last check: check at the next frame.
     check_due: bool,
     /// When the last microtask check was queued (`performance.now()` ms); at most one is
@@ -118,6 +144,7 @@ impl Calls {
             waiters: Vec::new(),
             submits: Vec::new(),
             last_output: f64::MIN,
+            submitted: None,
             check_due: false,
             last_eager: f64::MIN,
             next_check_at: f64::MIN,
@@ -272,25 +299,82 @@ pub(crate) fn check(inner: &mut Inner, only: Option<u64>) {
             pending.push(w);
             continue;
         }
-        let rows = inner.term.read_rows(w.lines);
-        let present = w
-            .wait_for
-            .as_deref()
-            .is_some_and(|needle| rows_contain(&rows, needle));
-        match verdict(w.spec, &mut w.clock, present, last_output, now) {
-            Verdict::Done => w
-                .settle
-                .resolve(&super::tools::read_result(inner, &rows, false)),
-            Verdict::TimedOut => w
-                .settle
-                .resolve(&super::tools::read_result(inner, &rows, true)),
-            Verdict::Pending { due } => {
+        match evaluate(inner, &mut w.core, now, last_output) {
+            Ok(answer) => w.settle.resolve(&answer),
+            Err(due) => {
                 arm(&mut w, inner.mcp.weak.clone(), due - now);
                 pending.push(w);
             }
         }
     }
     inner.mcp.waiters = pending;
+}
+
+/// Whether what a wait waits for (besides idle output) is there: its command finished, or its
+/// `waitFor` text is in the rows read (or, with `newOutputOnly`, in the new rows).
+fn condition(term: &mut Terminal, w: &WaitCore, rows: &[TextRow]) -> bool {
+    if let Some(c) = w.answer.command {
+        return command::finished(term, c);
+    }
+    match (&w.wait_for, &w.new_from) {
+        (Some(needle), Some(from)) => command::new_output_text(term, from).contains(needle.as_str()),
+        (Some(needle), None) => rows_contain(rows, needle),
+        (None, _) => false,
+    }
+}
+
+/// Checks one wait at `now`: `Ok(answer)` when it is over (done or timed out), `Err(due)` when
+/// it must be looked at again by `due` even without output.
+pub(crate) fn evaluate(
+    inner: &mut Inner,
+    w: &mut WaitCore,
+    now: f64,
+    last_output: f64,
+) -> Result<JsValue, f64> {
+    let rows = inner.term.read_rows(w.lines);
+    let present = condition(&mut inner.term, w, &rows);
+    match verdict(w.spec, &mut w.clock, present, last_output, now) {
+        Verdict::Done => Ok(super::tools::read_result(inner, &rows, false, w.answer)),
+        Verdict::TimedOut => Ok(super::tools::read_result(inner, &rows, true, w.answer)),
+        Verdict::Pending { due } => Err(due),
+    }
+}
+
+/// Starts wait `core` for a call answered through `settle`: answered at once when it is already
+/// over, else kept as a waiter (cancelled by `signal`).
+pub(crate) fn start_wait(
+    inner: &mut Inner,
+    mut core: WaitCore,
+    settle: Settle,
+    signal: Option<&AbortSignal>,
+) {
+    let now = now_ms();
+    let last_output = inner.mcp.last_output;
+    match evaluate(inner, &mut core, now, last_output) {
+        Ok(answer) => settle.resolve(&answer),
+        Err(due) => push_waiter(inner, core, settle, signal, due - now),
+    }
+}
+
+/// Keeps a wait that is not over, checked again in `delay_ms` or on output.
+pub(crate) fn push_waiter(
+    inner: &mut Inner,
+    core: WaitCore,
+    settle: Settle,
+    signal: Option<&AbortSignal>,
+    delay_ms: f64,
+) {
+    let call = inner.mcp.next_call();
+    let weak = inner.mcp.weak.clone();
+    let mut waiter = Waiter {
+        call,
+        core,
+        settle,
+        timer: None,
+        _abort: signal.and_then(|s| on_abort(s, weak.clone(), remove_waiter, call)),
+    };
+    arm(&mut waiter, weak, delay_ms);
+    inner.mcp.waiters.push(waiter);
 }
 
 /// Sets waiter `w`'s timer to check it again in `delay_ms`.

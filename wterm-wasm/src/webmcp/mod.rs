@@ -16,6 +16,7 @@
 
 mod args;
 mod calls;
+mod command;
 pub(crate) mod registry;
 mod tools;
 mod wait;
@@ -29,6 +30,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 pub(crate) use calls::{run_due_check, Calls};
+pub(crate) use command::newest_id;
 
 use crate::js::{quote, WebMcpConfig};
 use crate::term::Inner;
