@@ -27,6 +27,8 @@ echo "== playwright"
 npx playwright test 2>&1 | tee -a "$log"
 echo "== MCP clients (official TypeScript SDK, node --test) against the relay"
 node --test tests/mcp/ 2>&1 | tee -a "$log"
+echo "== agent tasks through MCP (tool calls per task; table at the end)"
+node --test tests/agent/ 2>&1 | tee -a "$log"
 echo "== short fuzz pass (cargo-fuzz, ${WTERM_FUZZ_SECONDS:-45} s)"
 bash scripts/fuzz.sh "${WTERM_FUZZ_SECONDS:-45}" 2>&1 | tail -n 25
 

@@ -95,10 +95,18 @@ pub struct AtPrompt {
     next_command_id: u64,
 }
 
-/// [`AtPrompt`] when the shell is reading a command line now.
+/// [`AtPrompt`] when the shell is reading a command line now: it holds the PTY's foreground
+/// and, when it reports its commands, none is running (a builtin such as `read` also runs in
+/// the shell's own process, and a line typed to it starts no command).
 pub fn at_prompt(session: &Session) -> Option<AtPrompt> {
-    session.shell_in_foreground().then(|| AtPrompt {
-        next_command_id: session.inspect(|l| next_command_id(l.terminal)),
+    if !session.shell_in_foreground() {
+        return None;
+    }
+    session.inspect(|l| {
+        let t = &*l.terminal;
+        t.running_command().is_none().then(|| AtPrompt {
+            next_command_id: next_command_id(t),
+        })
     })
 }
 

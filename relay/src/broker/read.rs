@@ -12,6 +12,7 @@ use std::time::Duration;
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::Value;
 use tokio::time::Instant;
 use wterm_core::{
     join_for_search, rows_contain, AttrRun, Color, CommandRecord, Frame, ScreenHash, Terminal, View,
@@ -88,6 +89,63 @@ pub struct ReadArgs {
     /// only its output, so an echoed command line never matches.
     #[schemars(with = "Option<bool>")]
     pub new_output: bool,
+}
+
+/// The fields an input operation (`/mcp/input`, `/mcp/keys`) accepts to read after it wrote
+/// (ext): a wait and its bound, as `/mcp/read` takes them.
+pub const AFTER_FIELDS: [&str; 7] = [
+    "wait_for_text",
+    "wait_for_regex",
+    "wait_absent",
+    "wait_for_idle",
+    "wait_for_command",
+    "new_output",
+    "timeout_ms",
+];
+
+/// The read an input operation does after writing, from its body's [`AFTER_FIELDS`]: `None`
+/// when it names no wait; `timeout_ms` or `new_output` without a wait is `400 bad_request`;
+/// otherwise refused as `/mcp/read` refuses them.
+pub fn after_from_fields(f: &Fields) -> Result<Option<ReadArgs>, Refusal> {
+    let sub: Fields = f
+        .iter()
+        .filter(|(k, _)| AFTER_FIELDS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if sub.values().all(Value::is_null) {
+        return Ok(None);
+    }
+    let args = ReadArgs::from_fields(&sub)?;
+    if args.wait.is_none() {
+        return Err(Refusal::BadRequest(
+            "timeout_ms: accepted only with a wait (wait_for_text, wait_for_regex, \
+             wait_for_idle, wait_for_command)"
+                .into(),
+        ));
+    }
+    Ok(Some(args))
+}
+
+/// The schema of [`AFTER_FIELDS`] (for the input tools' schemas).
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub struct AfterFields {
+    /// Then wait until this text is on the screen and answer the screen (as read_screen).
+    wait_for_text: Option<String>,
+    /// Then wait until this regular expression matches the screen.
+    wait_for_regex: Option<String>,
+    /// With wait_for_text or wait_for_regex: wait until it is absent instead.
+    wait_absent: Option<bool>,
+    /// Then wait until the screen has not changed for this many milliseconds.
+    wait_for_idle: Option<u64>,
+    /// Then wait until the command this input started (or the running one) has finished, and
+    /// answer it under command (exit_code, output, cwd, duration_ms).
+    wait_for_command: Option<bool>,
+    /// With wait_for_text or wait_for_regex: count only output after this call (for a line
+    /// this input submits, only its command's output).
+    new_output: Option<bool>,
+    /// The longest wait in milliseconds, 0..15000 (more is cut to 15000).
+    timeout_ms: Option<u64>,
 }
 
 /// The wire fields of [`ReadArgs::wait`] (its schema only; at most one wait is accepted).
@@ -427,6 +485,23 @@ impl Origin {
             }
         })
     }
+}
+
+/// The read an input operation does after writing: [`read_from`] counting from `before` (taken
+/// before the write) for `new_output`, and from the window's submission after it for the
+/// command (a line the write submitted).
+pub async fn read_after(
+    session: &Session,
+    window: &WindowState,
+    args: &ReadArgs,
+    before: Origin,
+) -> ReadAnswer {
+    let after = Origin::now(session, window);
+    let origin = Origin {
+        start_row: before.start_row,
+        ..after
+    };
+    read_from(session, window, args, &origin).await
 }
 
 /// The first finished command with id ≥ `id`.

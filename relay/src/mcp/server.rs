@@ -215,7 +215,8 @@ impl McpServer {
                 if answer.get("id").is_some() {
                     answer["id"] = json!(WindowId::render(&w.host, w.id));
                 }
-                if op == Op::Read {
+                // A read's answer (read_screen, or an input tool's read after it wrote).
+                if is_read_answer(&answer) {
                     if let Some(obj) = answer.as_object_mut() {
                         tools::bound_read(obj);
                     }
@@ -226,9 +227,14 @@ impl McpServer {
     }
 }
 
-/// The tool result of an answer: JSON, and for `read_screen` the screen text on its own.
-fn result_of(op: Op, answer: Value) -> CallToolResult {
-    if op == Op::Read {
+/// Whether `answer` is a `/mcp/read` answer (it carries the screen's `text` and hash).
+fn is_read_answer(answer: &Value) -> bool {
+    answer.get("content_hash").is_some() && answer.get("text").is_some_and(Value::is_string)
+}
+
+/// The tool result of an answer: JSON, and for a read's answer the screen text on its own.
+fn result_of(answer: Value) -> CallToolResult {
+    if is_read_answer(&answer) {
         let mut meta = answer;
         let text = meta
             .as_object_mut()
@@ -280,7 +286,7 @@ impl ServerHandler for McpServer {
         };
         let args = request.arguments.unwrap_or_default();
         let result = match self.run(parts, op, args).await {
-            Ok(answer) => result_of(op, answer),
+            Ok(answer) => result_of(answer),
             Err(e) => {
                 tracing::debug!(tool = op.tool(), code = e.code(), "MCP tool refused");
                 CallToolResult::error(vec![ContentBlock::text(e.message())])

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::ordered;
+use crate::broker::read::{self, after_from_fields, AfterFields, Origin, ReadArgs, AFTER_FIELDS};
 use crate::broker::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::MAX_INPUT_BYTES;
@@ -13,28 +14,37 @@ use crate::ground::refusal::unknown_or_off;
 use crate::ground::Refusal;
 
 /// A `/mcp/input` request (without the `id`).
-#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
+#[derive(Debug, Clone, JsonSchema)]
 pub struct Input {
     /// The text to type. "\n" and "\r\n" become one Enter each; control characters such as
     /// "\u0003" (Ctrl-C) pass unchanged.
     #[schemars(with = "String")]
     pub data: Bytes,
+    /// A read after writing (ext): a wait, as `/mcp/read` takes it.
+    #[serde(flatten)]
+    #[schemars(with = "AfterFields")]
+    pub after: Option<ReadArgs>,
 }
 
 impl Input {
     /// `data`: a string (`400 bad_data`) of at most [`MAX_INPUT_BYTES`] (`413 too_large`).
     pub fn from_fields(f: &Fields) -> Result<Input, Refusal> {
-        fields::only(f, &["id", "data"])?;
-        match fields::get(f, "data") {
-            Some(Value::String(s)) if s.len() > MAX_INPUT_BYTES => Err(Refusal::TooLarge(format!(
-                "{} bytes; accepted: at most {MAX_INPUT_BYTES} bytes a request",
-                s.len()
-            ))),
-            Some(Value::String(s)) => Ok(Input {
-                data: Bytes::copy_from_slice(s.as_bytes()),
-            }),
-            _ => Err(Refusal::BadData),
-        }
+        let accepted: Vec<&str> = ["id", "data"].into_iter().chain(AFTER_FIELDS).collect();
+        fields::only(f, &accepted)?;
+        let data = match fields::get(f, "data") {
+            Some(Value::String(s)) if s.len() > MAX_INPUT_BYTES => {
+                return Err(Refusal::TooLarge(format!(
+                    "{} bytes; accepted: at most {MAX_INPUT_BYTES} bytes a request",
+                    s.len()
+                )))
+            }
+            Some(Value::String(s)) => Bytes::copy_from_slice(s.as_bytes()),
+            _ => return Err(Refusal::BadData),
+        };
+        Ok(Input {
+            data,
+            after: after_from_fields(f)?,
+        })
     }
 }
 
@@ -63,12 +73,17 @@ impl Operation for Input {
     }
 
     /// `data` verbatim to the program, in order with the lines it submits (`ordered`) →
-    /// `{ok: true}`.
+    /// `{ok: true}`; with a wait, then the read's answer (as `/mcp/read`, counting from before
+    /// the write).
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
+        let before = Origin::now(session, state);
         ordered::write(session, state, self.data).await;
-        Ok(json!({ "ok": true }))
+        match self.after {
+            None => Ok(json!({ "ok": true })),
+            Some(args) => Ok(json!(read::read_after(session, state, &args, before).await)),
+        }
     }
 }
 
@@ -89,10 +104,22 @@ mod tests {
             Bytes::from("ls\r")
         );
         assert_eq!(
-            Input::from_fields(&f(json!({"data": 5}))),
-            Err(Refusal::BadData)
+            Input::from_fields(&f(json!({"data": 5}))).unwrap_err(),
+            Refusal::BadData
         );
-        assert_eq!(Input::from_fields(&f(json!({}))), Err(Refusal::BadData));
+        assert_eq!(
+            Input::from_fields(&f(json!({}))).unwrap_err(),
+            Refusal::BadData
+        );
+        let after = Input::from_fields(&f(json!({"data": "x", "wait_for_text": "y"}))).unwrap();
+        assert!(after.after.is_some_and(|a| a.wait.is_some()));
+        for bad in [
+            json!({"data": "x", "timeout_ms": 5}),
+            json!({"data": "x", "new_output": true}),
+            json!({"data": "x", "wait_for_text": "a", "wait_for_idle": 5}),
+        ] {
+            assert!(Input::from_fields(&f(bad.clone())).is_err(), "{bad}");
+        }
         let big = "x".repeat(MAX_INPUT_BYTES + 1);
         assert!(matches!(
             Input::from_fields(&f(json!({ "data": big }))),

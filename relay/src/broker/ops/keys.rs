@@ -9,6 +9,7 @@ use wterm_core::keys::{self, Chord};
 
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::ordered;
+use crate::broker::read::{self, after_from_fields, AfterFields, Origin, ReadArgs, AFTER_FIELDS};
 use crate::broker::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{MAX_KEYS, MAX_PACE_MS};
@@ -16,7 +17,7 @@ use crate::ground::refusal::unknown_or_off;
 use crate::ground::Refusal;
 
 /// A validated `/mcp/keys` request (without the `id`).
-#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
+#[derive(Debug, Clone, JsonSchema)]
 pub struct Keys {
     /// Keys in order: "Enter", "Tab", "Esc", "Backspace", "Up", "Down", "Left", "Right",
     /// "Home", "End", "PageUp", "PageDown", "F1".."F12", "C-c" (Ctrl), "M-x" (Alt),
@@ -28,6 +29,10 @@ pub struct Keys {
     #[serde(rename = "delay_ms")]
     #[schemars(with = "Option<u64>")]
     pub delay: Option<Duration>,
+    /// A read after the keys were sent (ext): a wait, as `/mcp/read` takes it.
+    #[serde(flatten)]
+    #[schemars(with = "AfterFields")]
+    pub after: Option<ReadArgs>,
 }
 
 impl Keys {
@@ -35,7 +40,11 @@ impl Keys {
     /// tokens of the key grammar (`400 bad_keys` naming the bad token, `413 too_large`),
     /// `delay_ms` a number in `0..=MAX_PACE_MS` (`400 bad_request` otherwise).
     pub fn from_fields(f: &Fields) -> Result<Keys, Refusal> {
-        fields::only(f, &["id", "keys", "delay_ms"])?;
+        let accepted: Vec<&str> = ["id", "keys", "delay_ms"]
+            .into_iter()
+            .chain(AFTER_FIELDS)
+            .collect();
+        fields::only(f, &accepted)?;
         let Some(Value::Array(list)) = fields::get(f, "keys") else {
             return Err(Refusal::BadKeys(
                 "keys: accepted: a list of key names such as [\"C-c\", \"Up\", \"Enter\"]".into(),
@@ -64,7 +73,11 @@ impl Keys {
             ))
         })?
         .map(Duration::from_millis);
-        Ok(Keys { chords, delay })
+        Ok(Keys {
+            chords,
+            delay,
+            after: after_from_fields(f)?,
+        })
     }
 }
 
@@ -102,6 +115,7 @@ impl Operation for Keys {
         let delay = self
             .delay
             .unwrap_or_else(|| Duration::from_millis(state.pace_ms()));
+        let before = Origin::now(session, state);
         let epoch = session.flush_epoch();
         let mut sent = 0usize;
         if delay.is_zero() {
@@ -130,7 +144,14 @@ impl Operation for Keys {
                 sent += 1;
             }
         }
-        Ok(json!({ "ok": true, "sent": sent }))
+        match &self.after {
+            None => Ok(json!({ "ok": true, "sent": sent })),
+            Some(args) => {
+                let mut answer = json!(read::read_after(session, state, args, before).await);
+                answer["sent"] = json!(sent);
+                Ok(answer)
+            }
+        }
     }
 }
 
