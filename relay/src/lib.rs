@@ -32,7 +32,6 @@ use std::future::Future;
 use std::io::{self, Write as _};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-use axum::serve::ListenerExt as _;
 use tokio::net::TcpListener;
 
 use crate::ground::config::Config;
@@ -82,6 +81,7 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), RunError> {
+    let nofile = http::listener::raise_nofile_limit();
     let addr = SocketAddr::new(config.listen, config.port);
     let listener = TcpListener::bind(addr)
         .await
@@ -112,18 +112,10 @@ pub async fn run(
         let _ = out.flush();
     }
 
-    let app = http::router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
-    let listener = listener.tap_io(|tcp| {
-        // Keystroke echoes are small writes: never hold them back (Nagle).
-        let _ = tcp.set_nodelay(true);
-        let _ =
-            socket2::SockRef::from(&*tcp).set_send_buffer_size(limits::SOCKET_SEND_BUFFER_BYTES);
-    });
-    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-        let _ = stop_rx.wait_for(|stop| *stop).await;
-    });
-    let mut server = tokio::spawn(std::future::IntoFuture::into_future(server));
+    let app = http::router(state.clone());
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let server = http::listener::serve(listener, app, nofile, stop_rx);
+    let mut server = tokio::spawn(server);
     tokio::select! {
         result = &mut server => {
             // The server stopped by itself: an accept loop error.
