@@ -32,8 +32,6 @@ use std::future::Future;
 use std::io::{self, Write as _};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-use tokio::net::TcpListener;
-
 use crate::ground::config::Config;
 use crate::ground::limits::{self, SHUTDOWN_DRAIN};
 use crate::state::AppState;
@@ -83,9 +81,7 @@ pub async fn run(
 ) -> Result<(), RunError> {
     let nofile = http::listener::raise_nofile_limit();
     let addr = SocketAddr::new(config.listen, config.port);
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|error| RunError::Bind { addr, error })?;
+    let listener = http::listener::bind(addr).map_err(|error| RunError::Bind { addr, error })?;
     let local = listener.local_addr().map_err(RunError::Serve)?;
     if !config.www_dir.join("index.html").is_file() {
         tracing::warn!(dir = %config.www_dir.display(), "no index.html in the page directory");

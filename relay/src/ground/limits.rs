@@ -239,10 +239,10 @@ pub const SESSION_HANGUP_WAIT: Duration = Duration::from_secs(2);
 /// Most connections the relay holds open at once, in connections (lowered to the open-file
 /// limit minus [`FD_RESERVE`] when that is smaller). At the cap a new connection makes room by
 /// closing the oldest connection that has not yet delivered a request (still sending its head
-/// or its body, or idle between requests); when every connection is busy with a complete
-/// request or is a websocket, the new one is closed at once. So a flood of slow or idle
-/// connections churns among itself, while a page's requests (sent in full at once) and its
-/// websocket are not displaced.
+/// or its body, or idle between requests) of the peer address holding the most connections;
+/// when every connection is busy with a complete request or is a websocket, the new one is
+/// closed at once. So a flood of slow or idle connections churns among itself, while a page's
+/// requests (sent in full at once) and its websocket are not displaced.
 pub const MAX_CONNECTIONS: usize = 1024;
 
 /// Most connections from one peer address at once, in connections (an IPv6 peer counts per
@@ -254,9 +254,16 @@ pub const MAX_CONNECTIONS_PER_PEER: usize = 256;
 
 /// Open files kept out of the connection budget, in file descriptors: the PTYs of
 /// [`MAX_SESSIONS`] sessions (a master, its reader's and writer's copies), the listener, the
-/// state and log files, the runtime's own. The connection cap is at most the open-file limit
+/// state and log files, the runtime's own, and up to [`MAX_CLOSING_CONNECTIONS`] displaced
+/// sockets not yet closed. The connection cap is at most the open-file limit
 /// minus this, so accepting never runs the relay out of descriptors for its sessions.
 pub const FD_RESERVE: usize = 384;
+
+/// Connections displaced at a cap whose sockets are not closed yet, in connections (a
+/// displaced connection's task closes its socket when it next runs). Past this the relay
+/// stops accepting until they are closed, so under a flood accepting cannot outrun closing and
+/// the open files stay within the cap plus this.
+pub const MAX_CLOSING_CONNECTIONS: usize = 64;
 
 /// Smallest connection cap whatever the open-file limit, in connections (a relay started with
 /// a tiny limit still serves a page).
@@ -292,3 +299,9 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 /// `EMFILE` the oldest connection that has not delivered a request is also closed, to free a
 /// descriptor.
 pub const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
+
+/// Connections the kernel may hold for the relay before it accepts them, in connections (the
+/// `listen(2)` backlog; Linux caps it at `net.core.somaxconn`, 4096 by default). When it is
+/// full the kernel drops new handshakes and the client retries after a second, so under a
+/// flood of new connections a larger queue keeps the owner's page from waiting on that retry.
+pub const LISTEN_BACKLOG: u32 = 4096;

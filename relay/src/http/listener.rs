@@ -4,8 +4,9 @@
 //! - a cap on open connections ([`MAX_CONNECTIONS`], lowered to fit the open-file limit) and on
 //!   those of one peer address ([`MAX_CONNECTIONS_PER_PEER`]). At a cap the oldest connection
 //!   that has not delivered a request (still sending its head or body, or idle) is closed to
-//!   make room; a connection whose request is complete, and an upgraded websocket, is never
-//!   displaced (the new connection is closed instead);
+//!   make room: the peer's own at the peer cap, else one of the peer holding the most; a
+//!   connection whose request is complete, and an upgraded websocket, is never displaced (the
+//!   new connection is closed instead);
 //! - hyper's header read timeout ([`HEADER_READ_TIMEOUT`]), a whole-body deadline
 //!   ([`BODY_READ_TIMEOUT`], `408 request_timeout`) and an idle timeout ([`IDLE_TIMEOUT`]) for
 //!   connections with no request in flight. A websocket, once upgraded, is outside all three;
@@ -46,10 +47,22 @@ use tower::ServiceExt as _;
 
 use crate::ground::limits::{
     ACCEPT_ERROR_PAUSE, BODY_READ_TIMEOUT, FD_RESERVE, HEADER_READ_TIMEOUT, IDLE_TIMEOUT,
-    MAX_CONNECTIONS, MAX_CONNECTIONS_PER_PEER, MIN_CONNECTIONS, NOFILE_TARGET,
-    SOCKET_SEND_BUFFER_BYTES,
+    LISTEN_BACKLOG, MAX_CLOSING_CONNECTIONS, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_PEER,
+    MIN_CONNECTIONS, NOFILE_TARGET, SOCKET_SEND_BUFFER_BYTES,
 };
 use crate::ground::Refusal;
+
+/// Binds `addr` with a listen queue of [`LISTEN_BACKLOG`] (`SO_REUSEADDR` on, as tokio's own
+/// `bind`).
+pub fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
 
 /// Raises the soft open-file limit towards [`NOFILE_TARGET`] (never above the hard limit, never
 /// lowering it) and returns the soft limit in force afterwards.
@@ -187,6 +200,8 @@ impl PeerKey {
 #[derive(Debug)]
 struct Table {
     inner: Mutex<TableInner>,
+    /// Told when a displaced connection's socket is closed.
+    closed: tokio::sync::Notify,
     cap: usize,
     per_peer: usize,
 }
@@ -198,6 +213,8 @@ struct TableInner {
     peers: HashMap<PeerKey, usize>,
     displaced: u64,
     refused: u64,
+    /// Displaced connections whose sockets are not closed yet (their tasks have not run).
+    closing: usize,
 }
 
 /// A connection's place in the [`Table`]; given back when the socket is dropped.
@@ -209,20 +226,29 @@ struct Slot {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.table.lock().remove(self.id);
+        let mut t = self.table.lock();
+        if !t.remove(self.id) {
+            // Displaced earlier: its socket is closed now.
+            t.closing -= 1;
+            drop(t);
+            self.table.closed.notify_waiters();
+        }
     }
 }
 
 impl TableInner {
-    fn remove(&mut self, id: u64) {
-        if let Some((peer, _)) = self.conns.remove(&id) {
-            if let Some(n) = self.peers.get_mut(&peer) {
-                *n -= 1;
-                if *n == 0 {
-                    self.peers.remove(&peer);
-                }
+    /// Takes connection `id` out of the table; whether it was there.
+    fn remove(&mut self, id: u64) -> bool {
+        let Some((peer, _)) = self.conns.remove(&id) else {
+            return false;
+        };
+        if let Some(n) = self.peers.get_mut(&peer) {
+            *n -= 1;
+            if *n == 0 {
+                self.peers.remove(&peer);
             }
         }
+        true
     }
 
     /// Closes the oldest displaceable connection (of `peer`, when given); whether there was one.
@@ -240,7 +266,21 @@ impl TableInner {
         }
         self.remove(id);
         self.displaced += 1;
+        self.closing += 1;
         true
+    }
+}
+
+impl TableInner {
+    /// At the overall cap: closes the oldest displaceable connection of the peer holding the
+    /// most connections (so a page from an address with few is the last to go); whether there
+    /// was one.
+    fn displace_from_largest(&mut self) -> bool {
+        let mut peers: Vec<(usize, PeerKey)> = self.peers.iter().map(|(p, n)| (*n, *p)).collect();
+        peers.sort_unstable_by_key(|p| std::cmp::Reverse(p.0));
+        peers
+            .into_iter()
+            .any(|(_, peer)| self.displace_oldest(Some(peer)))
     }
 }
 
@@ -248,6 +288,7 @@ impl Table {
     fn new(cap: usize) -> Arc<Table> {
         Arc::new(Table {
             inner: Mutex::default(),
+            closed: tokio::sync::Notify::new(),
             cap,
             per_peer: MAX_CONNECTIONS_PER_PEER.min(cap),
         })
@@ -267,7 +308,7 @@ impl Table {
             t.refused += 1;
             return None;
         }
-        if t.conns.len() >= self.cap && !t.displace_oldest(None) {
+        if t.conns.len() >= self.cap && !t.displace_from_largest() {
             t.refused += 1;
             return None;
         }
@@ -503,6 +544,15 @@ pub async fn serve(
         }
     };
     loop {
+        // Accepting must not outrun the closing of what it displaced: each displaced socket
+        // holds its descriptor until its task runs.
+        while table.lock().closing > MAX_CLOSING_CONNECTIONS {
+            let _ = tokio::time::timeout(
+                std::time::Duration::from_millis(10),
+                table.closed.notified(),
+            )
+            .await;
+        }
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = stop.wait_for(|s| *s) => break,
@@ -638,6 +688,22 @@ mod tests {
         drop(s2);
         drop(s1);
         assert!(table.admit(peer).is_some());
+    }
+
+    #[test]
+    fn at_the_overall_cap_the_largest_peer_makes_room() {
+        let table = Table::new(4);
+        let owner = PeerKey::of("10.0.0.2".parse().unwrap());
+        let flood = PeerKey::of("10.0.0.1".parse().unwrap());
+        let (_o, owner_conn) = table.admit(owner).unwrap();
+        let held: Vec<_> = (0..3).map(|_| table.admit(flood).unwrap()).collect();
+        // The owner's connection is the oldest, but the flood holds the most.
+        let (_n, _) = table.admit(flood).unwrap();
+        assert!(!owner_conn.close.is_cancelled());
+        assert!(held[0].1.close.is_cancelled());
+        let (_o2, _) = table.admit(owner).unwrap();
+        assert!(!owner_conn.close.is_cancelled());
+        assert!(held[1].1.close.is_cancelled());
     }
 
     #[test]

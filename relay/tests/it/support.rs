@@ -30,6 +30,9 @@ pub struct Options {
     pub state_dir: Option<PathBuf>,
     /// Extra environment variables.
     pub env: Vec<(String, String)>,
+    /// Start the relay with this open-file limit, soft and hard (`RLIMIT_NOFILE`), so it
+    /// cannot raise it.
+    pub nofile: Option<u64>,
 }
 
 impl Default for Options {
@@ -39,6 +42,7 @@ impl Default for Options {
             args: vec![],
             state_dir: None,
             env: vec![],
+            nofile: None,
         }
     }
 }
@@ -92,6 +96,22 @@ impl Relay {
             .kill_on_drop(true);
         if let Some(token) = &opts.env_token {
             cmd.env("WEB_TERMINAL_TOKEN", token);
+        }
+        if let Some(n) = opts.nofile {
+            // SAFETY: setrlimit is async-signal-safe; nothing else runs in the forked child.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let lim = libc::rlimit {
+                        rlim_cur: n,
+                        rlim_max: n,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
         }
         let mut child = cmd.spawn().expect("start wterm-relay");
         let stdout = child.stdout.take().unwrap();
