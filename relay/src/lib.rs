@@ -135,6 +135,9 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), RunError> {
     let nofile = http::listener::raise_nofile_limit();
+    for file in ground::config::remove_stale_temps(&config.state_dir) {
+        tracing::info!(file = %file.display(), "removed a temporary file left by an interrupted write");
+    }
     let addr = SocketAddr::new(config.listen, config.port);
     let listener = http::listener::bind(addr).map_err(|error| RunError::Bind { addr, error })?;
     let local = listener.local_addr().map_err(RunError::Serve)?;
