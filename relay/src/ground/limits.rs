@@ -253,10 +253,11 @@ pub const MAX_CONNECTIONS: usize = 1024;
 pub const MAX_CONNECTIONS_PER_PEER: usize = 256;
 
 /// Open files kept out of the connection budget, in file descriptors: the PTYs of
-/// [`MAX_SESSIONS`] sessions (a master, its reader's and writer's copies), the listener, the
-/// state and log files, the runtime's own, and up to [`MAX_CLOSING_CONNECTIONS`] displaced
-/// sockets not yet closed. The connection cap is at most the open-file limit
-/// minus this, so accepting never runs the relay out of descriptors for its sessions.
+/// [`MAX_SESSIONS`] sessions (3 each, measured: the master and its reader's and writer's
+/// copies, so 192), the relay's own (12 with no session: the listener, the runtime, the log),
+/// and up to [`MAX_CLOSING_CONNECTIONS`] displaced sockets not yet closed; the rest is margin.
+/// The connection cap is at most the open-file limit minus this, so accepting never runs the
+/// relay out of descriptors for its sessions.
 pub const FD_RESERVE: usize = 384;
 
 /// Connections displaced at a cap whose sockets are not closed yet, in connections (a
