@@ -32,9 +32,6 @@ use std::future::Future;
 use std::io::{self, Write as _};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-use axum::serve::ListenerExt as _;
-use tokio::net::TcpListener;
-
 use crate::ground::config::Config;
 use crate::ground::limits::{self, SHUTDOWN_DRAIN};
 use crate::state::AppState;
@@ -64,7 +61,8 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// The address to put in the printed URL: the bound one, or loopback when bound to all.
+/// The address for this host's own clients (the broker's `local_url`): the bound one, or
+/// loopback when bound to all.
 fn browsable(addr: SocketAddr) -> String {
     let ip = match addr.ip() {
         IpAddr::V4(v4) if v4.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -74,18 +72,74 @@ fn browsable(addr: SocketAddr) -> String {
     SocketAddr::new(ip, addr.port()).to_string()
 }
 
+/// The address to put in the printed URL: the bound one, or, when bound to all addresses, the
+/// one this host reaches the network from (the source address of its route out; no packet is
+/// sent), else loopback.
+fn reachable(addr: SocketAddr) -> SocketAddr {
+    let ip = match addr.ip() {
+        IpAddr::V4(v4) if v4.is_unspecified() => {
+            route_source("0.0.0.0:0", "192.0.2.1:9").unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
+        }
+        IpAddr::V6(v6) if v6.is_unspecified() => {
+            route_source("[::]:0", "[2001:db8::1]:9").unwrap_or(IpAddr::V6(Ipv6Addr::LOCALHOST))
+        }
+        ip => ip,
+    };
+    SocketAddr::new(ip, addr.port())
+}
+
+/// The local address a UDP socket bound to `bind` gets when connected to `to` (a documentation
+/// address: connecting a UDP socket only picks the route).
+fn route_source(bind: &str, to: &str) -> Option<IpAddr> {
+    let socket = std::net::UdpSocket::bind(bind).ok()?;
+    socket.connect(to).ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_unspecified()).then_some(ip)
+}
+
+/// The warning printed on stderr when the relay listens on an address other than loopback.
+pub fn exposure_warning(addr: SocketAddr) -> Option<String> {
+    let ip = addr.ip();
+    let loopback = match ip {
+        IpAddr::V6(v6) => v6
+            .to_ipv4_mapped()
+            .map_or(v6.is_loopback(), |v4| v4.is_loopback()),
+        IpAddr::V4(v4) => v4.is_loopback(),
+    };
+    if loopback {
+        return None;
+    }
+    let port = addr.port();
+    Some(format!(
+        "wterm-relay: WARNING: listening on {addr}, which is not loopback: the page, its token \
+         and a shell are served over plain HTTP to {}. Anyone on the path can read the token \
+         and then type into your shell. Listen on 127.0.0.1 and reach it through an SSH tunnel \
+         (ssh -L {port}:127.0.0.1:{port} HOST), or put a TLS reverse proxy (Caddy, nginx) and a \
+         firewall in front.",
+        if ip.is_unspecified() {
+            "every network this host is on".to_owned()
+        } else {
+            format!("the network at {ip}")
+        }
+    ))
+}
+
 /// Runs the relay: binds `config.listen:config.port`, prints
-/// `wterm-relay listening on http://ADDR:PORT/#token=TOKEN` as one line on stdout, serves until
+/// `wterm-relay listening on http://ADDR:PORT/#token=TOKEN` as one line on stdout (ADDR is the
+/// bound address, or when bound to all addresses, this host's address on the network; a
+/// warning goes to stderr first when that is not loopback), serves until
 /// `shutdown` resolves, then ends every session and waits (at most
 /// [`SHUTDOWN_DRAIN`] after the sessions ended) for the sockets to close.
 pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), RunError> {
+    let nofile = http::listener::raise_nofile_limit();
+    for file in ground::config::remove_stale_temps(&config.state_dir) {
+        tracing::info!(file = %file.display(), "removed a temporary file left by an interrupted write");
+    }
     let addr = SocketAddr::new(config.listen, config.port);
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|error| RunError::Bind { addr, error })?;
+    let listener = http::listener::bind(addr).map_err(|error| RunError::Bind { addr, error })?;
     let local = listener.local_addr().map_err(RunError::Serve)?;
     if !config.www_dir.join("index.html").is_file() {
         tracing::warn!(dir = %config.www_dir.display(), "no index.html in the page directory");
@@ -104,7 +158,12 @@ pub async fn run(
     // must be encoded, or the printed URL carries another token (newcomer report).
     let token: String =
         form_urlencoded::byte_serialize(config.page_token.expose().as_bytes()).collect();
-    let url = format!("http://{}/#token={token}", browsable(local));
+    if let Some(warning) = exposure_warning(local) {
+        let mut err = io::stderr().lock();
+        let _ = writeln!(err, "{warning}");
+        let _ = err.flush();
+    }
+    let url = format!("http://{}/#token={token}", reachable(local));
     let state = AppState::new(config, local.port(), format!("http://{}", browsable(local)));
     {
         let mut out = io::stdout().lock();
@@ -112,18 +171,10 @@ pub async fn run(
         let _ = out.flush();
     }
 
-    let app = http::router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
-    let listener = listener.tap_io(|tcp| {
-        // Keystroke echoes are small writes: never hold them back (Nagle).
-        let _ = tcp.set_nodelay(true);
-        let _ =
-            socket2::SockRef::from(&*tcp).set_send_buffer_size(limits::SOCKET_SEND_BUFFER_BYTES);
-    });
-    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-        let _ = stop_rx.wait_for(|stop| *stop).await;
-    });
-    let mut server = tokio::spawn(std::future::IntoFuture::into_future(server));
+    let app = http::router(state.clone());
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let server = http::listener::serve(listener, app, nofile, stop_rx);
+    let mut server = tokio::spawn(server);
     tokio::select! {
         result = &mut server => {
             // The server stopped by itself: an accept loop error.
@@ -152,4 +203,37 @@ pub async fn run(
         tracing::warn!("shutdown drain timed out; exiting with connections open");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_is_not_exposed_anything_else_is() {
+        for quiet in [
+            "127.0.0.1:7681",
+            "127.0.0.2:1",
+            "[::1]:7681",
+            "[::ffff:127.0.0.1]:80",
+        ] {
+            assert_eq!(exposure_warning(quiet.parse().unwrap()), None, "{quiet}");
+        }
+        let all = exposure_warning("0.0.0.0:7681".parse().unwrap()).unwrap();
+        assert!(all.contains("0.0.0.0:7681"), "{all}");
+        assert!(all.contains("plain HTTP") && all.contains("token"), "{all}");
+        assert!(all.contains("ssh -L 7681:127.0.0.1:7681"), "{all}");
+        let one = exposure_warning("192.168.1.5:80".parse().unwrap()).unwrap();
+        assert!(one.contains("192.168.1.5:80"), "{one}");
+        assert!(exposure_warning("[::]:80".parse().unwrap()).is_some());
+    }
+
+    #[test]
+    fn the_url_names_a_reachable_address() {
+        let one: SocketAddr = "192.168.1.5:80".parse().unwrap();
+        assert_eq!(reachable(one), one);
+        let all = reachable("0.0.0.0:80".parse().unwrap());
+        assert!(!all.ip().is_unspecified());
+        assert_eq!(all.port(), 80);
+    }
 }

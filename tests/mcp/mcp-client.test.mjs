@@ -16,6 +16,9 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  CallToolResultSchema, EmptyResultSchema, ErrorCode, McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 
 import { BIN, startRelay, wrap, httpClient, rand } from "./harness.mjs";
 const TOOLS = [
@@ -202,6 +205,54 @@ test("HTTP: protocol revisions the endpoint negotiates", async () => {
   console.log(`  initialize → protocolVersion: ${JSON.stringify(agreed)}`);
   assert.equal(agreed["2025-06-18"], "2025-06-18");
   assert.equal(agreed["2025-11-25"], "2025-11-25");
+});
+
+test("HTTP: JSON-RPC errors by the spec; DELETE ends the session (200, no body), 404 after", async () => {
+  const c = await httpClient(relay);
+  const session = c.transport.sessionId;
+  assert.ok(session, "a session id");
+  const headers = {
+    Authorization: `Bearer ${relay.mcpToken}`, "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream", "MCP-Protocol-Version": c.transport.protocolVersion,
+    "Mcp-Session-Id": session,
+  };
+  // An unknown method: -32601, saying what is accepted.
+  await assert.rejects(
+    c.client.request({ method: "foo/bar", params: {} }, EmptyResultSchema),
+    (e) => e instanceof McpError && e.code === ErrorCode.MethodNotFound && /foo\/bar.*tools\/call/.test(e.message),
+  );
+  // tools/call whose arguments are not an object: -32602.
+  await assert.rejects(
+    c.client.request({ method: "tools/call", params: { name: "mcp_info", arguments: 5 } }, CallToolResultSchema),
+    (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams && /arguments must be an object/.test(e.message),
+  );
+  // The session still works.
+  assert.notEqual((await c.raw("mcp_info")).isError, true);
+  // Malformed JSON (no SDK sends it): 400 and -32700.
+  const bad = await fetch(`${relay.url}/mcp`, { method: "POST", headers, body: '{"jsonrpc":' });
+  assert.equal(bad.status, 400);
+  const parsed = await bad.json();
+  assert.equal(parsed.error.code, ErrorCode.ParseError, JSON.stringify(parsed));
+  assert.equal(parsed.id, null);
+  // The SDK ends the session: DELETE answers 200 with no body.
+  const seen = [];
+  const fetchSpy = async (url, init) => {
+    const r = await fetch(url, init);
+    if (init?.method === "DELETE") seen.push({ status: r.status, body: await r.clone().text() });
+    return r;
+  };
+  c.transport._fetch = fetchSpy;
+  await c.transport.terminateSession();
+  assert.deepEqual(seen, [{ status: 200, body: "" }]);
+  assert.equal(c.transport.sessionId, undefined);
+  // Ended: a second DELETE, and any request of it, get 404.
+  const again = await fetch(`${relay.url}/mcp`, { method: "DELETE", headers });
+  assert.equal(again.status, 404);
+  const ping = await fetch(`${relay.url}/mcp`, {
+    method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 5, method: "ping" }),
+  });
+  assert.equal(ping.status, 404);
+  await c.client.close();
 });
 
 test("HTTP: a scoped client sees only its scope's windows", async () => {

@@ -9,6 +9,7 @@ use serde::Serialize;
 use wterm_core::{CommandRecord, ShellState, Terminal};
 
 use crate::ground::limits::{MAX_COMMAND_OUTPUT_CHARS, MAX_COMMAND_OUTPUT_ROWS};
+use crate::ground::text::strip_controls;
 
 use crate::session::{Integration, Session};
 
@@ -37,11 +38,11 @@ pub struct ShellFacts {
 pub struct CommandFacts {
     /// Its number in the window's lifetime (from 0).
     pub command_id: u64,
-    /// The command line, when the shell reported it.
+    /// The command line, when the shell reported it (control characters removed).
     pub command: Option<String>,
     /// Its exit status (130 after Ctrl-C); `null` while it runs, or when the shell gave none.
     pub exit_code: Option<i32>,
-    /// The working directory it started in.
+    /// The working directory it started in (control characters removed).
     pub cwd: Option<String>,
     /// How long it ran, in milliseconds; for a running command, how long it has run so far.
     pub duration_ms: u64,
@@ -52,14 +53,19 @@ impl CommandFacts {
     pub fn of(record: &CommandRecord, now_ms: u64) -> CommandFacts {
         CommandFacts {
             command_id: record.id,
-            command: record.command.clone(),
+            command: record.command.as_deref().map(clean),
             exit_code: record.exit_code,
-            cwd: record.cwd.clone(),
+            cwd: record.cwd.as_deref().map(clean),
             duration_ms: record
                 .duration_ms()
                 .unwrap_or_else(|| now_ms.saturating_sub(record.start_ms)),
         }
     }
+}
+
+/// A string the shell reported, without control characters (it goes to clients).
+fn clean(s: &str) -> String {
+    strip_controls(s).into_owned()
 }
 
 /// The wire name of a shell state.

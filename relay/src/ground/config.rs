@@ -411,11 +411,7 @@ pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
             .mode(0o700)
             .create(dir)?;
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp.{}", std::process::id()));
+    let tmp = temp_path(path, std::process::id());
     let result = (|| {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
@@ -433,6 +429,69 @@ pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The temporary file [`write_private_atomic`] writes `path` through: `.NAME.tmp.PID` beside it.
+fn temp_path(path: &Path, pid: u32) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp.{pid}"))
+}
+
+/// The process that wrote a temporary file of [`write_private_atomic`], when `name` is one.
+fn temp_owner(name: &str) -> Option<u32> {
+    let (base, pid) = name.strip_prefix('.')?.rsplit_once(".tmp.")?;
+    if base.is_empty() || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Whether process `pid` is alive (another relay mid-write keeps its file).
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: kill with signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
+}
+
+/// Removes the temporary files of [`write_private_atomic`] that a relay killed during a write
+/// (SIGKILL, a crash, a power cut) left in `dir` and the directories below it (the state
+/// directory: they may hold the tokens of that moment). Files of a process still alive, other
+/// than this one, are kept. Returns the files removed.
+pub fn remove_stale_temps(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let mut dirs = vec![(dir.to_path_buf(), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() && depth < 4 {
+                dirs.push((entry.path(), depth + 1));
+                continue;
+            }
+            if !kind.is_file() {
+                continue;
+            }
+            let name = entry.file_name();
+            let Some(pid) = name.to_str().and_then(temp_owner) else {
+                continue;
+            };
+            if (pid == std::process::id() || !process_alive(pid))
+                && std::fs::remove_file(entry.path()).is_ok()
+            {
+                removed.push(entry.path());
+            }
+        }
+    }
+    removed
 }
 
 /// Tokens given in the environment.
@@ -489,6 +548,40 @@ impl EnvTokens {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stale_temporary_files_are_removed_live_ones_and_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("shell-integration/zsh");
+        std::fs::create_dir_all(&sub).unwrap();
+        // A pid no process has (above the kernel's pid_max of 2^22).
+        let gone = 4_194_999_u32;
+        let stale = [
+            temp_path(&dir.path().join("webterm_mcp.json"), gone),
+            temp_path(&dir.path().join("page_token"), std::process::id()),
+            temp_path(&sub.join(".zshrc"), gone),
+        ];
+        // PID 1 is alive and not us: another relay mid-write keeps its file.
+        let live = temp_path(&dir.path().join("webterm_mcp_windows.json"), 1);
+        let others = [
+            dir.path().join("webterm_mcp.json"),
+            dir.path().join(".notes.tmp.x"),
+            dir.path().join("a.tmp.12"),
+        ];
+        for f in stale.iter().chain([&live]).chain(others.iter()) {
+            std::fs::write(f, "x").unwrap();
+        }
+        let mut removed = remove_stale_temps(dir.path());
+        removed.sort();
+        let mut want = stale.to_vec();
+        want.sort();
+        assert_eq!(removed, want);
+        assert!(live.exists());
+        assert!(others.iter().all(|f| f.exists()));
+        assert_eq!(temp_owner(".webterm_mcp.json.tmp.123"), Some(123));
+        assert_eq!(temp_owner(".tmp.123"), None);
+        assert_eq!(temp_owner(".x.tmp.12a"), None);
+    }
 
     fn args(state: &Path) -> ServeArgs {
         ServeArgs {

@@ -233,3 +233,76 @@ pub const MCP_CLIENT_TIMEOUT_SECS: u64 = 30;
 /// How long `DELETE /sessions/{id}` waits for the session to end after SIGHUP before it sends
 /// SIGKILL to the session's process group.
 pub const SESSION_HANGUP_WAIT: Duration = Duration::from_secs(2);
+
+// ---- The listener: connections, request timeouts, file descriptors (http/listener.rs). ----
+
+/// Most connections the relay holds open at once, in connections (lowered to the open-file
+/// limit minus [`FD_RESERVE`] when that is smaller). At the cap a new connection makes room by
+/// closing the oldest connection that has not yet delivered a request (still sending its head
+/// or its body, or idle between requests) of the peer address holding the most connections;
+/// when every connection is busy with a complete request or is a websocket, the new one is
+/// closed at once. So a flood of slow or idle connections churns among itself, while a page's
+/// requests (sent in full at once) and its websocket are not displaced.
+pub const MAX_CONNECTIONS: usize = 1024;
+
+/// Most connections from one peer address at once, in connections (an IPv6 peer counts per
+/// /64 prefix, which one host or site usually holds whole). At the cap the peer's own oldest
+/// connection that has not delivered a request is closed, else the new one; so one address
+/// cannot take the whole [`MAX_CONNECTIONS`] and push out everyone else's. Behind a reverse
+/// proxy every client has the proxy's address, and this is the proxy's share.
+pub const MAX_CONNECTIONS_PER_PEER: usize = 256;
+
+/// Open files kept out of the connection budget, in file descriptors: the PTYs of
+/// [`MAX_SESSIONS`] sessions (3 each, measured: the master and its reader's and writer's
+/// copies, so 192), the relay's own (12 with no session: the listener, the runtime, the log),
+/// and up to [`MAX_CLOSING_CONNECTIONS`] displaced sockets not yet closed; the rest is margin.
+/// The connection cap is at most the open-file limit minus this, so accepting never runs the
+/// relay out of descriptors for its sessions.
+pub const FD_RESERVE: usize = 384;
+
+/// Connections displaced at a cap whose sockets are not closed yet, in connections (a
+/// displaced connection's task closes its socket when it next runs). Past this the relay
+/// stops accepting until they are closed, so under a flood accepting cannot outrun closing and
+/// the open files stay within the cap plus this.
+pub const MAX_CLOSING_CONNECTIONS: usize = 64;
+
+/// Smallest connection cap whatever the open-file limit, in connections (a relay started with
+/// a tiny limit still serves a page).
+pub const MIN_CONNECTIONS: usize = 32;
+
+/// Soft open-file limit (`RLIMIT_NOFILE`) the relay raises itself to at start, in file
+/// descriptors, when the hard limit allows (else to the hard limit): room for
+/// [`MAX_CONNECTIONS`] plus [`FD_RESERVE`]. Not higher: the shells the relay starts inherit it,
+/// and some programs size tables or `select(2)` sets by it.
+pub const NOFILE_TARGET: u64 = 4096;
+
+/// How long a connection may take to send a request head, in seconds, counted from when the
+/// relay starts waiting for it (after accepting, or after the previous response): hyper's
+/// `header_read_timeout`. A head not complete by then closes the connection without an
+/// answer. Long enough for any real client; a head trickled a byte at a time is cut here.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a request body may take to arrive whole, in seconds, counted from the end of its
+/// head. At the limit the request is answered `408 request_timeout` and the connection is
+/// closed. The largest body any route reads ([`MAX_MCP_BODY_BYTES`], 2 MiB) takes about 17 s
+/// at 1 Mbit/s. A websocket has no request body, so this never touches one.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long a connection may stay open with no request in flight and nothing received, in
+/// seconds (a kept-alive connection between requests, or one that never sends a byte); then
+/// it is closed. A response still streaming (a long `/mcp/read` wait, an MCP event stream)
+/// and an upgraded websocket are not idle, whatever the time between their bytes.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Pause after an accept error other than a failed handshake, in milliseconds (out of file
+/// descriptors, `EMFILE`/`ENFILE`, or out of memory). The listener stays ready while the
+/// kernel holds a connection it cannot hand over, so retrying at once would spin; after
+/// `EMFILE` the oldest connection that has not delivered a request is also closed, to free a
+/// descriptor.
+pub const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
+
+/// Connections the kernel may hold for the relay before it accepts them, in connections (the
+/// `listen(2)` backlog; Linux caps it at `net.core.somaxconn`, 4096 by default). When it is
+/// full the kernel drops new handshakes and the client retries after a second, so under a
+/// flood of new connections a larger queue keeps the owner's page from waiting on that retry.
+pub const LISTEN_BACKLOG: u32 = 4096;

@@ -7,6 +7,7 @@
 //! - [`fields`]: reading request fields from a JSON object body, with the contract's refusals;
 //! - [`config`]: the serve options resolved with the environment and the state directory;
 //! - [`program`], [`profiles`]: what a session runs, and the named programs a launch may start;
+//! - [`text`]: [`text::strip_controls`], program-supplied strings made safe for clients;
 //! - [`shell_integration`]: the scripts that make bash, zsh and fish report their commands, and
 //!   how a shell the relay starts gets them.
 
@@ -18,6 +19,7 @@ pub mod program;
 pub mod refusal;
 pub mod secret;
 pub mod shell_integration;
+pub mod text;
 
 pub use refusal::Refusal;
 pub use secret::Secret;

@@ -89,6 +89,10 @@ pub enum Refusal {
     /// `409 not_at_prompt` (ext): `run_command` while a program holds the terminal's
     /// foreground (the shell is not reading a command line); nothing was sent.
     NotAtPrompt,
+    /// `408 request_timeout` (ext): the request body did not arrive whole within
+    /// [`crate::ground::limits::BODY_READ_TIMEOUT`]; nothing was done and the connection is
+    /// closed.
+    RequestTimeout,
 }
 
 impl Refusal {
@@ -107,6 +111,7 @@ impl Refusal {
             TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             TooManySessions | TooManyPendingLaunches => StatusCode::TOO_MANY_REQUESTS,
             SpawnFailed | PersistFailed => StatusCode::INTERNAL_SERVER_ERROR,
+            RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         }
     }
 
@@ -146,6 +151,7 @@ impl Refusal {
             PersistFailed => "persist_failed",
             NoShellIntegration => "no_shell_integration",
             NotAtPrompt => "not_at_prompt",
+            RequestTimeout => "request_timeout",
         }
     }
 
@@ -187,6 +193,9 @@ impl Refusal {
                  command line; wait for it to end (wait_for_command) or talk to it with \
                  /mcp/input and /mcp/keys",
             ),
+            RequestTimeout => {
+                Some("the request body must arrive whole within 20 s of its head; nothing was done")
+            }
             _ => None,
         }
     }
@@ -228,11 +237,12 @@ impl Refusal {
             PersistFailed => "the relay could not write its state file and changed nothing; its operator must check the state directory",
             NoShellIntegration => "the terminal's shell reports no commands, so run_command cannot tell when one ends; use send_input and read_screen instead",
             NotAtPrompt => "a program is running in the terminal's foreground and nothing was sent; wait for it (read_screen with wait_for_command) or use send_input/send_keys",
+            RequestTimeout => "the request's body arrived too slowly and nothing was done; retry over a faster link",
         }
     }
 
     /// Every refusal, with empty details (to find one by its wire code).
-    fn all() -> [Refusal; 32] {
+    fn all() -> [Refusal; 33] {
         use Refusal::*;
         let s = String::new;
         [
@@ -268,6 +278,7 @@ impl Refusal {
             PersistFailed,
             NoShellIntegration,
             NotAtPrompt,
+            RequestTimeout,
         ]
     }
 
@@ -349,6 +360,11 @@ mod tests {
         let dims = crate::ground::limits::DIMS;
         let dims = format!("{}..{}", dims.start(), dims.end());
         assert!(Refusal::BadDims.detail().unwrap().contains(&dims));
+        let body = format!(
+            "within {} s",
+            crate::ground::limits::BODY_READ_TIMEOUT.as_secs()
+        );
+        assert!(Refusal::RequestTimeout.detail().unwrap().contains(&body));
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! to an allowed `Origin` (the relay's own or an `--allow-origin`) carry
 //! `Access-Control-Allow-Origin`; other origins get none, so their pages cannot read answers.
 
+pub mod listener;
 pub mod mcp;
 pub mod page;
 pub mod ws;

@@ -38,6 +38,7 @@ use crate::ground::limits::{
 };
 use crate::ground::shell_integration::ScriptDir;
 pub use crate::ground::shell_integration::{Integration, NotInjected, ShellKind};
+use crate::ground::text::strip_controls;
 use fanout::{ClientQueue, Frame};
 use pty::Input;
 
@@ -70,7 +71,8 @@ pub enum ToPage<'a> {
         /// Rows.
         rows: u16,
     },
-    /// The window title changed (OSC 0/2); empty when the program cleared it.
+    /// The window title changed (OSC 0/2), without control characters
+    /// ([`strip_controls`]); empty when the program cleared it.
     Title {
         /// The new title.
         data: &'a str,
@@ -102,7 +104,7 @@ impl ToPage<'_> {
 pub struct SessionInfo {
     /// The session id.
     pub id: SessionId,
-    /// The title the program set, or `null`.
+    /// The title the program set, without control characters ([`strip_controls`]), or `null`.
     pub title: Option<String>,
     /// Width in columns.
     pub cols: u16,
@@ -349,7 +351,10 @@ impl Session {
         let size = screen.terminal.size();
         SessionInfo {
             id: self.id,
-            title: screen.terminal.title().map(str::to_owned),
+            title: screen
+                .terminal
+                .title()
+                .map(|t| strip_controls(t).into_owned()),
             cols: size.cols,
             rows: size.rows,
             pid: self.pid,
@@ -667,7 +672,7 @@ impl Session {
         out.unfed_bytes -= bytes;
         if title_changed {
             let msg = ToPage::Title {
-                data: screen.terminal.title().unwrap_or(""),
+                data: &strip_controls(screen.terminal.title().unwrap_or("")),
             }
             .to_json();
             for c in &out.clients {
@@ -708,7 +713,8 @@ fn screen_frames(terminal: &mut Terminal, prefix: &[u8]) -> Vec<Frame> {
         Frame::Snapshot(Bytes::from(snapshot)),
     ];
     if let Some(title) = terminal.title() {
-        frames.push(Frame::Text(ToPage::Title { data: title }.to_json()));
+        let data = &strip_controls(title);
+        frames.push(Frame::Text(ToPage::Title { data }.to_json()));
     }
     frames
 }

@@ -216,14 +216,70 @@ pub fn flush_pending_input(tty: &std::path::Path) -> io::Result<()> {
 }
 
 /// SIGKILL to the child and to its process group (it is a session leader, so the group id is
-/// its pid): the escalation after SIGHUP went unheeded.
+/// its pid), and to every other process still in its session (see [`end_session`]): the
+/// escalation after SIGHUP went unheeded.
 pub fn hard_kill(pid: u32) {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
+    let Ok(raw) = libc::pid_t::try_from(pid) else {
         return;
     };
     // SAFETY: kill(2) has no memory-safety preconditions; a stale pid only fails with ESRCH.
     unsafe {
-        libc::kill(-pid, libc::SIGKILL);
-        libc::kill(pid, libc::SIGKILL);
+        libc::kill(-raw, libc::SIGKILL);
+        libc::kill(raw, libc::SIGKILL);
     }
+    end_session(pid);
+}
+
+/// SIGKILL to every process left in the session the child `sid` leads (the child called
+/// `setsid`, so the session id is its pid), in whatever process group: a shell puts each
+/// background job in a group of its own, and a job that ignores SIGHUP (`nohup cmd &`) outlives
+/// the shell's exit there. A process that left the session (`setsid`, a daemon) is not found.
+/// Looks again while it finds some (a job may fork meanwhile), at most a few times; returns how
+/// many were signalled.
+pub fn end_session(sid: u32) -> usize {
+    let own = std::process::id();
+    let mut total = 0;
+    for _ in 0..4 {
+        let members: Vec<u32> = session_members(sid)
+            .into_iter()
+            .filter(|&p| p != own)
+            .collect();
+        if members.is_empty() {
+            break;
+        }
+        for p in &members {
+            if let Ok(p) = libc::pid_t::try_from(*p) {
+                // SAFETY: as in `hard_kill`.
+                unsafe {
+                    libc::kill(p, libc::SIGKILL);
+                }
+            }
+        }
+        total += members.len();
+    }
+    total
+}
+
+/// The live (not zombie) processes whose session id is `sid`, from `/proc/PID/stat`.
+fn session_members(sid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // After the command name (in parentheses, may hold anything): state, ppid, pgrp,
+            // session.
+            let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                return false;
+            };
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            fields.first().is_some_and(|s| *s != "Z" && *s != "X")
+                && fields.get(3).and_then(|s| s.parse::<u32>().ok()) == Some(sid)
+        })
+        .collect()
 }

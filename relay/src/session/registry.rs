@@ -175,7 +175,9 @@ impl Registry {
     }
 
     /// Ends every session: SIGHUP, then after [`KILL_GRACE`] SIGKILL to those still running;
-    /// returns once every pump has sent its `exit` (the children are reaped by then).
+    /// once every pump has sent its `exit` (the children are reaped by then), SIGKILL to every
+    /// process still in one of those sessions ([`pty::end_session`]: background jobs that
+    /// ignored SIGHUP), then returns.
     pub async fn shutdown(&self) {
         self.0.pumps.close();
         let sessions: Vec<_> = self.lock().live.values().cloned().collect();
@@ -196,6 +198,21 @@ impl Registry {
                 }
             }
             self.0.pumps.wait().await;
+        }
+        // What the shells left behind: background jobs that ignored SIGHUP (`nohup cmd &`),
+        // each in a process group of its own but still in the session, must not outlive the
+        // relay.
+        for s in &sessions {
+            if let Some(pid) = s.pid() {
+                let n = pty::end_session(pid);
+                if n > 0 {
+                    tracing::info!(
+                        session = s.id(),
+                        processes = n,
+                        "ended what the session left running"
+                    );
+                }
+            }
         }
     }
 }

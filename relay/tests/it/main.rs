@@ -1,6 +1,7 @@
 //! Integration tests of the real `wterm-relay` binary: one test binary, one module per topic.
 
 mod commands;
+mod flood;
 mod ladder;
 mod mcp_endpoint;
 mod mcp_routes;

@@ -1,5 +1,6 @@
 //! The MCP endpoint `/mcp`: the ladder and the Origin check answer before any MCP message is
-//! read. (The protocol itself is tested with the official MCP TypeScript SDK:
+//! read; the JSON-RPC errors and `DELETE /mcp` over raw HTTP. (The protocol itself is tested
+//! with the official MCP TypeScript SDK:
 //! `node --test tests/mcp/`.)
 
 use crate::support::{http, Relay};
@@ -82,4 +83,122 @@ async fn the_gate_runs_before_any_mcp_message() {
         (r.status, r.json()["error"].as_str()),
         (403, Some("bad_origin"))
     );
+}
+
+/// The errors answered by the protocol's rules, over raw HTTP: -32700 for a body that is not
+/// JSON, -32600 for a batch, -32601 naming what is accepted, -32602 for `tools/call` arguments
+/// that are not an object; `DELETE /mcp` ends a session with `200` and no body, and answers
+/// `404` for a session that is not there.
+#[tokio::test]
+async fn protocol_errors_and_session_end_follow_the_spec() {
+    let relay = Relay::start().await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let port = relay.port;
+    let auth = format!("Bearer {}", mcp.token);
+    let base = vec![
+        ("Authorization", auth.clone()),
+        ("Accept", "application/json, text/event-stream".to_owned()),
+        ("Content-Type", "application/json".to_owned()),
+        ("MCP-Protocol-Version", "2025-06-18".to_owned()),
+    ];
+    let call = |method: &'static str, headers: Vec<(&'static str, String)>, body: String| async move {
+        let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        http(port, method, "/mcp", &h, &body).await
+    };
+    let init = call("POST", base.clone(), INIT.to_owned()).await;
+    assert_eq!(init.status, 200, "{}", init.body);
+    let session = init
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let mut with_session = base.clone();
+    with_session.push(("Mcp-Session-Id", session.clone()));
+    let note = call(
+        "POST",
+        with_session.clone(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+    )
+    .await;
+    assert_eq!(note.status, 202, "{}", note.body);
+
+    let error_of = |r: &crate::support::HttpResponse| {
+        assert_eq!(
+            r.header("content-type"),
+            Some("application/json"),
+            "{}",
+            r.body
+        );
+        let v = r.json();
+        assert_eq!(v["jsonrpc"], "2.0", "{v}");
+        (
+            v["id"].clone(),
+            v["error"]["code"].as_i64().unwrap(),
+            v["error"]["message"].as_str().unwrap().to_owned(),
+        )
+    };
+    // Malformed JSON, with and without a session.
+    for headers in [base.clone(), with_session.clone()] {
+        let r = call("POST", headers, "{\"jsonrpc\":".to_owned()).await;
+        assert_eq!(r.status, 400, "{}", r.body);
+        let (id, code, message) = error_of(&r);
+        assert_eq!((id, code), (serde_json::Value::Null, -32700), "{message}");
+    }
+    // A batch.
+    let r = call(
+        "POST",
+        with_session.clone(),
+        r#"[{"jsonrpc":"2.0","id":7,"method":"ping"}]"#.to_owned(),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(error_of(&r).1, -32600);
+    // An unknown method, and one this server does not serve.
+    for method in ["foo/bar", "prompts/list"] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":8,"method":"{method}","params":{{}}}}"#);
+        let r = call("POST", with_session.clone(), body).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let (id, code, message) = error_of(&r);
+        assert_eq!((id, code), (serde_json::json!(8), -32601), "{message}");
+        assert!(message.contains(method), "{message}");
+        assert!(message.contains("tools/call"), "{message}");
+    }
+    // tools/call whose arguments are not an object.
+    for args in ["5", "[1]", "\"x\""] {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{{"name":"mcp_info","arguments":{args}}}}}"#
+        );
+        let r = call("POST", with_session.clone(), body).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let (id, code, message) = error_of(&r);
+        assert_eq!((id, code), (serde_json::json!("a"), -32602), "{message}");
+        assert!(message.contains("arguments"), "{message}");
+    }
+    // A good call still works.
+    let r = call(
+        "POST",
+        with_session.clone(),
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"mcp_info","arguments":{}}}"#
+            .to_owned(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains(r#""id":9,"result""#), "{}", r.body);
+
+    // DELETE: success with no body, then 404 for the ended session and for one never made.
+    let r = call("DELETE", with_session.clone(), String::new()).await;
+    assert_eq!((r.status, r.body.as_str()), (200, ""), "{r:?}");
+    let r = call("DELETE", with_session.clone(), String::new()).await;
+    assert_eq!(r.status, 404, "{}", r.body);
+    let mut unknown = base.clone();
+    unknown.push(("Mcp-Session-Id", "no-such-session".to_owned()));
+    let r = call("DELETE", unknown, String::new()).await;
+    assert_eq!(r.status, 404, "{}", r.body);
+    // The ended session's requests are refused too (rmcp: 404).
+    let r = call(
+        "POST",
+        with_session,
+        r#"{"jsonrpc":"2.0","id":10,"method":"ping"}"#.to_owned(),
+    )
+    .await;
+    assert_eq!(r.status, 404, "{}", r.body);
 }

@@ -208,3 +208,42 @@ async fn a_corrupt_windows_file_starts_empty_with_one_warning() {
     );
     assert_eq!(mcp.scoped("s1").ids().await, vec![id]);
 }
+
+/// A relay killed during a state write (SIGKILL between the temporary file and its rename)
+/// leaves `.NAME.tmp.PID` beside the file, holding the tokens of that moment; the next start
+/// removes it (and any below the state directory), and keeps everything else.
+#[tokio::test]
+async fn temporary_files_of_an_interrupted_write_are_removed_at_start() {
+    let state = tempfile::tempdir().unwrap();
+    // A finished child: its pid names no live process.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let left = [
+        state.path().join(format!(".webterm_mcp.json.tmp.{dead}")),
+        state
+            .path()
+            .join(format!(".webterm_mcp_windows.json.tmp.{dead}")),
+        state.path().join(format!(".page_token.tmp.{dead}")),
+    ];
+    let mine = state.path().join("notes.tmp");
+    for f in left.iter().chain([&mine]) {
+        std::fs::write(f, r#"{"token":"left-behind-secret"}"#).unwrap();
+    }
+    let relay = Relay::start_with(Options {
+        state_dir: Some(state.path().to_path_buf()),
+        ..Options::default()
+    })
+    .await;
+    for f in &left {
+        assert!(!f.exists(), "{} is still there", f.display());
+    }
+    assert!(mine.exists());
+    let log = relay.log();
+    assert_eq!(
+        log.matches("removed a temporary file left by an interrupted write")
+            .count(),
+        3,
+        "{log}"
+    );
+}

@@ -185,3 +185,56 @@ async fn sigterm_ends_sessions_cleanly_and_reaps_the_children() {
     assert_eq!(page.wait_close().await.0, 1000);
     assert!(!process_exists(pid), "the shell {pid} was not reaped");
 }
+
+/// Whether a process runs (a zombie, dead but not reaped by its new parent, does not).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rfind(')')
+                .map(|i| s[i + 1..].split_whitespace().next() != Some("Z"))
+        })
+        .unwrap_or(false)
+}
+
+/// Background jobs that ignore SIGHUP (`nohup cmd &`, in a process group of their own) do not
+/// outlive the relay: SIGTERM ends every process of each session.
+#[tokio::test]
+async fn sigterm_ends_background_jobs_that_ignore_sighup() {
+    let mut relay = Relay::start().await;
+    let id = relay.new_session().await;
+    let mut page = relay.attach(Some(id)).await;
+    page.expect_attach().await;
+    page.send_input(b"nohup sleep 1000 >/dev/null 2>&1 &\r")
+        .await;
+    page.send_input(b"echo \"bg-$((1+1))-$!-pid\"\r").await;
+    page.wait_output(b"bg-2-", WAIT).await;
+    // The pid, from the shell's answer on the relay's own screen.
+    let mcp = relay.enable_mcp("read").await;
+    let text = mcp.wait_text(id, "bg-2-").await["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let sleep: i32 = text
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("bg-2-")?
+                .strip_suffix("-pid")?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no pid in:\n{text}"));
+    assert!(
+        running(sleep),
+        "the background sleep {sleep} is not running"
+    );
+
+    let status = relay.terminate().await;
+    assert!(status.success(), "{status:?}");
+    assert!(
+        !running(sleep),
+        "the background sleep {sleep} outlived the relay"
+    );
+    assert!(relay.log().contains("ended what the session left running"));
+}

@@ -280,3 +280,36 @@ async fn session_ids_continue_after_a_restart() {
     .await;
     assert_eq!(r.status, 404);
 }
+
+/// `--listen` on an address other than loopback: a warning on stderr naming the address, the
+/// risk and the remedy; the printed URL names an address the network can reach.
+#[tokio::test]
+async fn listening_beyond_loopback_warns_and_prints_a_reachable_url() {
+    let relay = Relay::start_with(Options {
+        args: vec!["--listen".into(), "0.0.0.0".into()],
+        ..Default::default()
+    })
+    .await;
+    let log = relay.log();
+    let warning = log
+        .lines()
+        .find(|l| l.contains("WARNING"))
+        .unwrap_or_else(|| panic!("no warning on stderr:\n{log}"));
+    let port = relay.port;
+    assert!(warning.contains(&format!("0.0.0.0:{port}")), "{warning}");
+    assert!(warning.contains("plain HTTP"), "{warning}");
+    assert!(warning.contains("token"), "{warning}");
+    assert!(
+        warning.contains(&format!("ssh -L {port}:127.0.0.1:{port}")),
+        "{warning}"
+    );
+    assert!(!relay.url.starts_with("http://127.0.0.1:"), "{}", relay.url);
+    assert!(!relay.url.starts_with("http://0.0.0.0:"), "{}", relay.url);
+    // It serves on that address too.
+    let info = relay.get("/info").await;
+    assert_eq!(info.status, 200, "{}", info.body);
+
+    // On loopback, no warning.
+    let quiet = Relay::start().await;
+    assert!(!quiet.log().contains("WARNING"), "{}", quiet.log());
+}

@@ -30,6 +30,9 @@ pub struct Options {
     pub state_dir: Option<PathBuf>,
     /// Extra environment variables.
     pub env: Vec<(String, String)>,
+    /// Start the relay with this open-file limit, soft and hard (`RLIMIT_NOFILE`), so it
+    /// cannot raise it.
+    pub nofile: Option<u64>,
 }
 
 impl Default for Options {
@@ -39,6 +42,7 @@ impl Default for Options {
             args: vec![],
             state_dir: None,
             env: vec![],
+            nofile: None,
         }
     }
 }
@@ -46,6 +50,8 @@ impl Default for Options {
 /// A running relay; killed (SIGTERM, then SIGKILL) when dropped, its log printed if the test
 /// failed.
 pub struct Relay {
+    /// The URL the relay printed.
+    pub url: String,
     pub port: u16,
     pub token: String,
     pub state_dir: PathBuf,
@@ -93,6 +99,22 @@ impl Relay {
         if let Some(token) = &opts.env_token {
             cmd.env("WEB_TERMINAL_TOKEN", token);
         }
+        if let Some(n) = opts.nofile {
+            // SAFETY: setrlimit is async-signal-safe; nothing else runs in the forked child.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let lim = libc::rlimit {
+                        rlim_cur: n,
+                        rlim_max: n,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
         let mut child = cmd.spawn().expect("start wterm-relay");
         let stdout = child.stdout.take().unwrap();
         let mut lines = BufReader::new(stdout).lines();
@@ -112,8 +134,11 @@ impl Relay {
             .to_owned();
         let (base, token) = url.split_once("/#token=").expect("URL with #token=");
         let port = base.rsplit_once(':').unwrap().1.parse().unwrap();
-        assert!(base.starts_with("http://127.0.0.1:"), "{url}");
+        if !opts.args.iter().any(|a| a == "--listen") {
+            assert!(base.starts_with("http://127.0.0.1:"), "{url}");
+        }
         Relay {
+            url: url.clone(),
             port,
             token: token.to_owned(),
             state_dir,

@@ -342,3 +342,75 @@ async fn a_page_closing_gets_the_close_answered() {
     page.expect_attach().await;
     assert_eq!(page.close_and_get_reply().await, Some(1000));
 }
+
+/// Titles and other strings a program supplies reach clients without control characters or
+/// bidi overrides (the page's `title` frame, `GET /sessions`, `/mcp/terminals`); a launch
+/// title too.
+#[tokio::test]
+async fn titles_reach_clients_without_control_characters() {
+    let relay = Relay::start().await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let id = relay.ready_session(&mcp).await;
+    let mut page = relay.attach(Some(id)).await;
+    page.expect_attach().await;
+    // Tab, DEL, C1 CSI (U+009B), RIGHT-TO-LEFT OVERRIDE (U+202E), LRI (U+2066).
+    page.send_input(
+        b"printf '\\033]2;t\\tA\\177B\\302\\233C\\342\\200\\256D\\342\\201\\246E-%s\\007' $((6*7))\r",
+    )
+    .await;
+    assert_eq!(
+        page.wait_text("title").await,
+        json!({"type": "title", "data": "tABCDE-42"})
+    );
+    assert_eq!(relay.get("/sessions").await.json()[0]["title"], "tABCDE-42");
+    let mut later = relay.attach(Some(id)).await;
+    later.expect_attach().await;
+    assert_eq!(
+        later.expect_text().await,
+        json!({"type": "title", "data": "tABCDE-42"})
+    );
+    // A working directory (reported with OSC 7 at each prompt) whose name holds U+202E.
+    page.send_input(
+        b"mkdir -p \"$HOME/x$(printf '\\342\\200\\256')y\" && cd \"$_\" && echo cwd-$((1+1))\r",
+    )
+    .await;
+    page.wait_output(b"cwd-2\r\n", WAIT).await;
+    page.send_input(b"true\r").await;
+    let mut row = json!(null);
+    for _ in 0..100 {
+        row = mcp.get("/mcp/terminals").await.json()[0].clone();
+        if row["shell"]["last_command"]["cwd"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("/xy"))
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(row["cwd"].as_str().unwrap().ends_with("/xy"), "{row}");
+    assert_eq!(row["title"], "tABCDE-42", "{row}");
+    let last = &row["shell"]["last_command"];
+    assert!(last["cwd"].as_str().unwrap().ends_with("/xy"), "{row}");
+
+    // A launch title with ESC, NUL, CR and U+202E.
+    let r = relay
+        .post("/mcp/config", &json!({"allow_launch": true}).to_string())
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = mcp
+        .post(
+            "/mcp/launch",
+            json!({"title": "la\u{1b}[31m\u{0}\r\u{202e}unch"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let launched = r.json()["id"].as_u64().unwrap();
+    let rows = mcp.get("/mcp/terminals").await.json();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == launched)
+        .unwrap();
+    assert_eq!(row["title"], "la[31munch", "{row}");
+}

@@ -12,6 +12,7 @@ use crate::broker::window::{Mode, OwnerHash, Scope, WindowMeta, WindowState};
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{DIMS, MAX_LAUNCH_TITLE_BYTES};
 use crate::ground::program::Program;
+use crate::ground::text::strip_controls;
 use crate::ground::{Refusal, Secret};
 use crate::session::registry::CreateError;
 use crate::session::SessionSpec;
@@ -84,7 +85,8 @@ impl Launch {
             program,
             cols,
             rows,
-            title: title.map(str::to_owned),
+            // Kept without control characters: it is listed to clients as given.
+            title: title.map(|t| strip_controls(t).into_owned()),
             cwd,
             mode,
         })

@@ -8,6 +8,7 @@ use crate::broker::hub::{Broker, Window};
 use crate::broker::shell::{self, ShellFacts};
 use crate::broker::window::{Mode, Scope, WindowState};
 use crate::ground::fields::Fields;
+use crate::ground::text::strip_controls;
 use crate::ground::Refusal;
 use crate::session::SessionId;
 
@@ -20,7 +21,8 @@ pub struct Terminals {}
 pub struct TerminalRow {
     /// The window id.
     pub id: SessionId,
-    /// The program's title (OSC 0/2), else the title the launch gave, else `null`.
+    /// The program's title (OSC 0/2), else the title the launch gave, else `null`; without
+    /// control characters ([`strip_controls`]).
     pub title: Option<String>,
     /// The host name of the machine the relay runs on.
     pub host: String,
@@ -67,13 +69,15 @@ fn row_of(broker: &Broker, w: Window) -> Option<TerminalRow> {
             shell::facts(session, l.terminal),
         )
     });
+    let clean = |s: String| strip_controls(&s).into_owned();
     Some(TerminalRow {
         id: session.id(),
         title: title
             .filter(|t| !t.is_empty())
-            .or_else(|| state.launch_title.clone()),
+            .or_else(|| state.launch_title.clone())
+            .map(clean),
         host: broker.host.clone(),
-        cwd: cwd.or_else(|| process_cwd(session.pid())),
+        cwd: cwd.or_else(|| process_cwd(session.pid())).map(clean),
         agent: None,
         kind: state.kind.clone(),
         cols: size.cols,
