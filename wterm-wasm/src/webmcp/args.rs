@@ -46,6 +46,8 @@ pub(crate) struct TypeArgs {
 pub(crate) struct PressArgs {
     pub(crate) terminal: Option<String>,
     pub(crate) keys: Vec<Chord>,
+    /// The wait after the keys, as `read_terminal`'s; `terminal` unused.
+    pub(crate) wait: ReadArgs,
 }
 
 /// Reads the arguments object: `undefined`/`null` count as `{}`; an argument that is not in
@@ -280,8 +282,11 @@ pub(crate) fn type_text(input: &JsValue) -> Result<TypeArgs, String> {
 /// `press_terminal_keys`: `terminal?`, `keys`, an array of 1..64 key chords. Every chord is
 /// parsed here; a bad one is named with its index.
 pub(crate) fn press(input: &JsValue) -> Result<PressArgs, String> {
-    let mut i = Input::new(input, &["terminal", "keys"]);
+    let mut accepted = READ_KEYS.to_vec();
+    accepted.push("keys");
+    let mut i = Input::new(input, &accepted);
     let terminal = i.terminal();
+    let wait = wait_args(&mut i);
     let mut keys = Vec::new();
     match i.get("keys") {
         None => i.errors.push(format!(
@@ -322,7 +327,11 @@ pub(crate) fn press(input: &JsValue) -> Result<PressArgs, String> {
             }
         }
     }
-    i.finish(PressArgs { terminal, keys })
+    i.finish(PressArgs {
+        terminal,
+        keys,
+        wait,
+    })
 }
 
 /// A short description of a bad chord; the accepted grammar is appended once for all of them.

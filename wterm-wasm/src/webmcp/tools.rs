@@ -89,7 +89,8 @@ impl Tool {
                  \"q\", \"Enter\"]. A key is Mod+Mod+Key: modifiers Ctrl, Alt, Shift, Meta; a \
                  single character or a key name (Enter, Tab, Escape, Backspace, Delete, Insert, \
                  Home, End, PageUp, PageDown, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, \
-                 F1..F12, Space)."
+                 F1..F12, Space). Takes read_terminal's waits: [\"Ctrl+C\"] with \
+                 `waitForCommand: true` answers how the interrupted command ended."
             }
         }
     }
@@ -148,11 +149,21 @@ impl Tool {
             Tool::Press => format!(
                 concat!(
                     r#"{{"type":"object","properties":{{{terminal},"#,
-                    r#""keys":{{"type":"array","minItems":1,"maxItems":{keys},"items":{{"type":"string","minLength":1}},"description":"1..{keys} keys pressed in order, each Mod+Mod+Key, e.g. \"Ctrl+C\", \"Shift+Tab\", \"ArrowUp\", \"Enter\", \"a\"."}}}},"#,
+                    r#""keys":{{"type":"array","minItems":1,"maxItems":{keys},"items":{{"type":"string","minLength":1}},"description":"1..{keys} keys pressed in order, each Mod+Mod+Key, e.g. \"Ctrl+C\", \"Shift+Tab\", \"ArrowUp\", \"Enter\", \"a\"."}},"#,
+                    r#""lines":{{"type":"integer","minimum":1,"maximum":{lines},"description":"With a wait: the answer's text is the last N rows, as in read_terminal."}},"#,
+                    r#""waitFor":{{"type":"string","minLength":1,"description":"After the keys, wait until this text appears, as in read_terminal; the answer is read_terminal's."}},"#,
+                    r#""waitForIdleMs":{{"type":"integer","minimum":1,"maximum":{idle},"description":"After the keys, wait until no output has arrived for this many milliseconds (1..{idle})."}},"#,
+                    r#""timeoutMs":{{"type":"integer","minimum":1,"maximum":{timeout},"default":{default},"description":"Longest wait in milliseconds from the call (1..{timeout}, default {default}); on expiry the answer has timedOut: true."}},"#,
+                    "{wait_cmd}}},",
                     r#""required":["keys"],"additionalProperties":false}}"#
                 ),
                 terminal = TERMINAL,
                 keys = MAX_KEYS,
+                wait_cmd = WAIT_COMMAND,
+                lines = MAX_READ_LINES,
+                idle = MAX_IDLE_MS,
+                timeout = MAX_TIMEOUT_MS,
+                default = DEFAULT_TIMEOUT_MS,
             ),
         }
     }
@@ -332,7 +343,7 @@ pub(crate) fn execute(tool: Tool, input: JsValue, client: JsValue) -> JsValue {
         Tool::List => list(&input),
         Tool::Read => read(&input, &client),
         Tool::Type => type_in(&input, &client),
-        Tool::Press => press(&input),
+        Tool::Press => press(&input, &client),
     };
     result.unwrap_or_else(|message| error_result(&message))
 }
@@ -510,7 +521,7 @@ fn type_in(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
 /// command line (with shell integration: at that command's output).
 fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
     let Some(shared) = weak.upgrade() else { return };
-    let (submit, modes, name, base, below) = {
+    let (submit, modes, name, base, below, running) = {
         let Ok(mut inner) = shared.try_borrow_mut() else {
             return;
         };
@@ -520,7 +531,18 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
         let info = super::entry_info(inner.mcp.id);
         let base = command::newest_id(&inner.term);
         let below = command::cursor_row(&inner.term) + 1;
-        (inner.mcp.submits.remove(i), inner.term.modes(), info, base, below)
+        // A line typed to a running program (a REPL, `read -p`) starts no new command: a
+        // waitForCommand then waits for the running one, and newOutputOnly looks at the rows
+        // below the line.
+        let running = inner.term.running_command().map(|r| r.id);
+        (
+            inner.mcp.submits.remove(i),
+            inner.term.modes(),
+            info,
+            base,
+            below,
+            running,
+        )
     };
     if let Some((name, _, true)) = name {
         submit.settle.resolve(&error_result(&format!(
@@ -545,7 +567,10 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
         ));
         return;
     }
-    let next = CommandWait::After(base);
+    let next = match running {
+        Some(id) => CommandWait::Id(id),
+        None => CommandWait::After(base),
+    };
     if core.answer.command.is_some() {
         core.answer.command = Some(next);
     }
@@ -555,23 +580,64 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
     if let Some(from) = core.new_from.as_mut() {
         from.row = below;
         from.alt_row = alt.then(|| cursor.saturating_add(1));
-        from.command = integration.then_some(next);
+        from.command = (integration && running.is_none()).then_some(next);
     }
     calls::start_wait(&mut inner, core, submit.settle, signal.as_ref());
 }
 
-fn press(input: &JsValue) -> Result<JsValue, String> {
+fn press(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     let a = args::press(input)?;
     let t = target(a.terminal.as_deref(), true)?;
+    let started = now_ms();
+    // What a wait after the keys counts from, taken before they are pressed: the command
+    // running now (Ctrl+C to it, then waitForCommand answers how it ended), else the last
+    // submitted line's; newOutputOnly's rows.
+    let (command, new_from) = if a.wait.waits() {
+        let inner = t.term.try_borrow().map_err(|_| busy(&t))?;
+        let term = &inner.term;
+        let command = if a.wait.wait_command {
+            if !command::integration_known(term) {
+                return Err(format!("{}; nothing was pressed", no_integration(&t.name)));
+            }
+            let enter = a.keys.iter().any(|c| c.key == Key::Enter);
+            match (term.running_command(), inner.mcp.submitted) {
+                (Some(r), _) => Some(CommandWait::Id(r.id)),
+                // An Enter among the keys starts a command: the first one newer than now's.
+                (None, Some(base)) if !enter => Some(CommandWait::After(base)),
+                (None, _) => Some(CommandWait::After(command::newest_id(term))),
+            }
+        } else {
+            None
+        };
+        (command, a.wait.new_only.then(|| new_from_now(&inner)))
+    } else {
+        (None, None)
+    };
     for chord in &a.keys {
         // Each key is encoded for the modes at the moment it is pressed.
         let modes = t.term.try_borrow().map_err(|_| busy(&t))?.term.modes();
         send_input(&t.term, &encode(*chord, &modes));
     }
-    // `{"ok": true, "terminal": name, "pressed": keys}`.
-    let result = Object::new();
-    set(&result, "ok", true);
-    set(&result, "terminal", t.name.as_str());
-    set(&result, "pressed", a.keys.len());
-    Ok(json(&result))
+    if !a.wait.waits() {
+        // `{"ok": true, "terminal": name, "pressed": keys}`.
+        let result = Object::new();
+        set(&result, "ok", true);
+        set(&result, "terminal", t.name.as_str());
+        set(&result, "pressed", a.keys.len());
+        return Ok(json(&result));
+    }
+    // With a wait: read_terminal's answer once it is met.
+    let signal = client_signal(client);
+    if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
+        return Ok(Promise::reject(&s.reason()).into());
+    }
+    let mut inner = t.term.try_borrow_mut().map_err(|_| busy(&t))?;
+    let (promise, settle) = pending_promise();
+    let answer = Answer {
+        typed: None,
+        command,
+    };
+    let core = wait_core(&a.wait, started, new_from, answer);
+    calls::start_wait(&mut inner, core, settle, signal.as_ref());
+    Ok(promise.into())
 }
