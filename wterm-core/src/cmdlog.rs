@@ -105,6 +105,9 @@ pub(crate) struct CommandLog {
     pub pending: Option<String>,
     /// The next record's id.
     pub next_id: u64,
+    /// Where the command line starts: the main screen's cursor (lifetime row, column) at the
+    /// last `B` (end of the prompt); `None` after `A` until the next `B`, and after `C`.
+    pub input_start: Option<(u64, u16)>,
 }
 
 /// `text` cut at a character boundary to at most `max` bytes.
@@ -146,10 +149,15 @@ impl Screen {
         match mark.state {
             ShellState::Prompt => {
                 self.log.pending = None;
+                self.log.input_start = None;
                 self.end_command(None);
             }
-            ShellState::Input => {}
+            ShellState::Input => {
+                self.log.input_start =
+                    Some((self.rows_scrolled + u64::from(self.main.row), self.main.col));
+            }
             ShellState::Running => {
+                self.log.input_start = None;
                 let pending = self.log.pending.take();
                 match &mut self.log.running {
                     Some(r) => {

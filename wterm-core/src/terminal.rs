@@ -507,6 +507,20 @@ impl Terminal {
         self.screen.rows_scrolled
     }
 
+    /// Whether the shell's command line holds text: `Some(false)` when the main screen's cursor
+    /// is where the prompt ended (the last OSC 133 `B`), `Some(true)` when it moved on from there
+    /// (someone typed), `None` when the shell is not reading a line or reported no `B`. A line
+    /// typed and erased again counts as empty; a cursor moved left into typed text counts as
+    /// text.
+    pub fn command_line_typed(&self) -> Option<bool> {
+        let (row, col) = self.screen.log.input_start?;
+        if self.shell_state() != Some(ShellState::Input) || self.modes().alternate_screen {
+            return None;
+        }
+        let m = &self.screen.main;
+        Some((self.screen.rows_scrolled + u64::from(m.row), m.col) != (row, col))
+    }
+
     /// A command's output as text, read from the rows it covers
     /// ([`CommandRecord::output_start_row`] up to its end row, or up to the cursor while it
     /// runs), on the main screen and in history; the alternate screen is never read (a

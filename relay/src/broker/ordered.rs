@@ -95,6 +95,12 @@ pub struct AtPrompt {
     next_command_id: u64,
 }
 
+/// Whether a byte submits a line: CR (Enter) or LF (Ctrl-J, which bash, zsh and fish accept as
+/// Enter too).
+fn is_enter(b: u8) -> bool {
+    b == b'\r' || b == b'\n'
+}
+
 /// [`AtPrompt`] when the shell is reading a command line now: it holds the PTY's foreground
 /// and, when it reports its commands, none is running (a builtin such as `read` also runs in
 /// the shell's own process, and a line typed to it starts no command).
@@ -110,11 +116,11 @@ pub fn at_prompt(session: &Session) -> Option<AtPrompt> {
     })
 }
 
-/// After writing `bytes`: when they hold Enter (CR) and the shell was reading a line, notes the
+/// After writing `bytes`: when they hold Enter (CR or LF) and the shell was reading a line, notes the
 /// submission so the next input waits for its command to start. Returns the command id the
 /// line will have.
 pub fn note_written(state: &WindowState, at: Option<AtPrompt>, bytes: &[u8]) -> Option<u64> {
-    let at = at.filter(|_| bytes.contains(&b'\r'))?;
+    let at = at.filter(|_| bytes.iter().any(|b| is_enter(*b)))?;
     state.set_submitted(Submitted {
         next_command_id: at.next_command_id,
         at: Instant::now(),
@@ -125,13 +131,13 @@ pub fn note_written(state: &WindowState, at: Option<AtPrompt>, bytes: &[u8]) -> 
 
 /// Writes `bytes` to the session in order with the lines they submit: each piece up to and
 /// including a CR is written only once the command of the line submitted before it has started
-/// ([`await_start`]). `false` once the session's writer is gone (the process exited).
+/// ([`await_start`]); LF counts as Enter. `false` once the session's writer is gone (the process exited).
 pub async fn write(session: &Session, state: &WindowState, bytes: bytes::Bytes) -> bool {
     let mut rest = bytes;
     while !rest.is_empty() {
         let cut = rest
             .iter()
-            .position(|b| *b == b'\r')
+            .position(|b| is_enter(*b))
             .map_or(rest.len(), |i| i + 1);
         let piece = rest.split_to(cut);
         await_start(session, state).await;

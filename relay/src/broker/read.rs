@@ -280,8 +280,14 @@ impl ReadArgs {
         args.wait = if let Some(h) = change {
             Some(Wait::Change(h.to_ascii_lowercase()))
         } else if let Some(t) = text {
+            // Rows are read with their trailing blanks trimmed, so a needle's trailing spaces
+            // (a prompt such as ">>> " or "Password: ") could never match at a row's end.
+            let needle = match t.trim_end_matches(' ') {
+                "" => t,
+                trimmed => trimmed,
+            };
             Some(Wait::Text {
-                needle: t.to_owned(),
+                needle: needle.to_owned(),
                 absent,
             })
         } else if let Some(re) = re {
@@ -449,6 +455,8 @@ struct Snapshot {
     count_from: Option<usize>,
     /// With `wait_for_command`: whether the command waited for has finished.
     command_done: bool,
+    /// [`Origin::quiet_from`].
+    quiet_from: Option<Instant>,
 }
 
 /// What a read counts from, taken when the call starts.
@@ -462,6 +470,9 @@ pub struct Origin {
     /// The id of the command of a line submitted through the broker and not yet finished,
     /// whose output alone counts for `new_output`.
     pub submitted: Option<u64>,
+    /// When `wait_for_idle`'s quiet period may start at the earliest: set after an input
+    /// operation's write, so output from before it never counts as the quiet after it.
+    pub quiet_from: Option<Instant>,
 }
 
 impl Origin {
@@ -482,9 +493,21 @@ impl Origin {
                 command,
                 submitted: sub
                     .filter(|n| *n >= next || t.running_command().is_some_and(|r| r.id == *n)),
+                quiet_from: None,
             }
         })
     }
+}
+
+/// `409 no_shell_integration` for a `wait_for_command` on a window whose shell reports no
+/// commands: it could only wait out its timeout (as `/mcp/run` refuses, and the page's tools).
+pub fn check_command_wait(session: &Session, args: &ReadArgs) -> Result<(), Refusal> {
+    if matches!(args.wait, Some(Wait::Command))
+        && session.inspect(|l| l.terminal.shell_state().is_none())
+    {
+        return Err(Refusal::NoShellIntegration);
+    }
+    Ok(())
 }
 
 /// The read an input operation does after writing: [`read_from`] counting from `before` (taken
@@ -499,6 +522,7 @@ pub async fn read_after(
     let after = Origin::now(session, window);
     let origin = Origin {
         start_row: before.start_row,
+        quiet_from: Some(Instant::now()),
         ..after
     };
     read_from(session, window, args, &origin).await
@@ -565,6 +589,7 @@ fn snapshot(session: &Session, args: &ReadArgs, origin: &Origin) -> Snapshot {
             shell: shell::facts(session, t),
             count_from,
             command_done,
+            quiet_from: origin.quiet_from,
         }
     })
 }
@@ -596,7 +621,9 @@ fn evaluate(
             let stable = snap.frame.stable_hash;
             let q = quiet.get_or_insert(Quiet {
                 stable,
-                since: snap.last_output,
+                since: snap
+                    .last_output
+                    .max(snap.quiet_from.unwrap_or(snap.last_output)),
             });
             if q.stable != stable {
                 // Output changed what is shown: the quiet period starts again.

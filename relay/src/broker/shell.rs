@@ -147,7 +147,9 @@ impl CommandAnswer {
     }
 }
 
-/// The first rows of `text` within `max` characters, and how many rows were cut.
+/// The first rows of `text` within `max` bytes, and how many rows were cut; a first row longer
+/// than `max` keeps its start (cut at a character boundary), so one huge line is not answered
+/// as nothing.
 fn keep_head(text: &str, max: usize) -> (String, u64) {
     if text.len() <= max {
         return (text.to_owned(), 0);
@@ -156,6 +158,9 @@ fn keep_head(text: &str, max: usize) -> (String, u64) {
     let mut cut = 0u64;
     for row in text.split('\n') {
         if cut > 0 || kept.len() + row.len() + 1 > max {
+            if kept.is_empty() && cut == 0 {
+                kept.push_str(&row[..floor_char_boundary(row, max)]);
+            }
             cut += 1;
         } else {
             if !kept.is_empty() {
@@ -165,6 +170,14 @@ fn keep_head(text: &str, max: usize) -> (String, u64) {
         }
     }
     (kept, cut)
+}
+
+/// The largest index ≤ `i` that is a character boundary of `s`.
+fn floor_char_boundary(s: &str, i: usize) -> usize {
+    (0..=i.min(s.len()))
+        .rev()
+        .find(|j| s.is_char_boundary(*j))
+        .unwrap_or(0)
 }
 
 /// The last rows of `text` within `max` characters, and how many rows were cut.
@@ -179,5 +192,32 @@ fn keep_tail(text: &str, max: usize) -> (String, u64) {
         first -= 1;
         total += rows[first].len() + 1;
     }
+    if first == rows.len() {
+        // The last row alone is longer than `max`: its end.
+        let last = rows[first - 1];
+        let mut start = last.len() - max;
+        while !last.is_char_boundary(start) {
+            start += 1;
+        }
+        return (last[start..].to_owned(), (first - 1) as u64);
+    }
     (rows[first..].join("\n"), first as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_huge_row_keeps_its_ends() {
+        let row = "é".repeat(50_000);
+        let (head, cut) = keep_head(&row, 1001);
+        assert_eq!((head.len(), cut), (1000, 1));
+        let (tail, cut) = keep_tail(&row, 1001);
+        assert_eq!((tail.len(), cut), (1000, 0));
+        let rows = format!("a\n{row}\nb");
+        assert_eq!(keep_head(&rows, 10), ("a".to_owned(), 2));
+        assert_eq!(keep_tail(&rows, 10), ("b".to_owned(), 2));
+        assert_eq!(keep_head("x\ny", 10), ("x\ny".to_owned(), 0));
+    }
 }

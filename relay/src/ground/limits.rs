@@ -121,7 +121,9 @@ pub const MAX_KEYS: usize = 1024;
 /// milliseconds (ordered input, `broker::ordered`). A command has started when its job holds the
 /// PTY's foreground or the shell reports it finished; a line that starts no job and no command
 /// (an empty line, a shell without integration running a builtin) releases the input after this.
-pub const SUBMIT_START_WAIT_MS: u64 = 1_000;
+/// 1000 ms was too short on a loaded 2-core machine (load 5-7): a probe saw 3 of 44 Ctrl-Cs
+/// race `yes` then.
+pub const SUBMIT_START_WAIT_MS: u64 = 3_000;
 
 /// How often a wait for a submitted command to start looks at the PTY's foreground process
 /// group, in milliseconds (a job taking the foreground makes no output to wake on).
@@ -134,6 +136,12 @@ pub const MAX_COMMAND_OUTPUT_ROWS: usize = 400;
 /// Most characters of a command's output one answer carries (head and tail, half each), so an
 /// answer stays well under an MCP client's output limit (Claude Code: 25,000 tokens).
 pub const MAX_COMMAND_OUTPUT_CHARS: usize = 20_000;
+
+/// Longest command line `/mcp/run` types, in bytes: the kernel's terminal line discipline keeps
+/// at most 4095 bytes of a line (`N_TTY_BUF_SIZE`), and a newcomer's probe saw longer lines
+/// typed at bash's prompt cut (a 5000-byte line lost its tail and ran as something else). Longer
+/// is refused (`413 too_large`), not cut.
+pub const MAX_COMMAND_LINE_BYTES: usize = 4000;
 
 /// Longest wait of one `/mcp/run` for its command to finish, in milliseconds (a command still
 /// running then is answered with its output so far; more is refused, not lowered).

@@ -89,6 +89,9 @@ pub enum Refusal {
     /// `409 not_at_prompt` (ext): `run_command` while a program holds the terminal's
     /// foreground (the shell is not reading a command line); nothing was sent.
     NotAtPrompt,
+    /// `409 line_not_empty` (ext): `run_command` while the shell's command line already holds
+    /// text (a person or another client is typing); nothing was sent.
+    LineNotEmpty,
     /// `408 request_timeout` (ext): the request body did not arrive whole within
     /// [`crate::ground::limits::BODY_READ_TIMEOUT`]; nothing was done and the connection is
     /// closed.
@@ -107,7 +110,9 @@ impl Refusal {
             BadOrigin | McpDisabled | AdminRequired | ReadOnly | LaunchDisabled
             | TerminalsDisabled => StatusCode::FORBIDDEN,
             UnknownSession | UnknownOrOff => StatusCode::NOT_FOUND,
-            TokenEnvPinned | NoShellIntegration | NotAtPrompt => StatusCode::CONFLICT,
+            TokenEnvPinned | NoShellIntegration | NotAtPrompt | LineNotEmpty => {
+                StatusCode::CONFLICT
+            }
             TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             TooManySessions | TooManyPendingLaunches => StatusCode::TOO_MANY_REQUESTS,
             SpawnFailed | PersistFailed => StatusCode::INTERNAL_SERVER_ERROR,
@@ -151,6 +156,7 @@ impl Refusal {
             PersistFailed => "persist_failed",
             NoShellIntegration => "no_shell_integration",
             NotAtPrompt => "not_at_prompt",
+            LineNotEmpty => "line_not_empty",
             RequestTimeout => "request_timeout",
         }
     }
@@ -171,7 +177,8 @@ impl Refusal {
             BadId => Some("id must be a window id: a non-negative integer, e.g. 3"),
             BadData => Some("data must be a string: the text to send"),
             ConflictingWait => Some(
-                "give at most one of wait_for_change, wait_for_text, wait_for_regex, wait_for_idle",
+                "give at most one of wait_for_change, wait_for_text, wait_for_regex, \
+                 wait_for_idle, wait_for_command",
             ),
             BadPace => Some("pace_ms must be a number of milliseconds (clamped to 0..1000)"),
             BadMode => Some("mode must be one of off, read, readwrite"),
@@ -196,6 +203,11 @@ impl Refusal {
             RequestTimeout => {
                 Some("the request body must arrive whole within 20 s of its head; nothing was done")
             }
+            LineNotEmpty => Some(
+                "the shell's command line already holds typed text, which the command would be \
+                 appended to; clear it (send_keys [\"C-u\"] in bash and zsh) or let its typist \
+                 finish",
+            ),
             _ => None,
         }
     }
@@ -223,7 +235,7 @@ impl Refusal {
             BadData => "data must be a string; fix the call",
             TooLarge(_) => "the request is over a limit and nothing was sent; split it into smaller calls",
             BadKeys(_) => "a key is not in the key grammar and nothing was sent; fix the keys (e.g. \"Enter\", \"C-c\", \"Up\", \"x\")",
-            ConflictingWait => "give at most one of wait_for_change, wait_for_text, wait_for_regex, wait_for_idle; fix the call",
+            ConflictingWait => "give at most one of wait_for_change, wait_for_text, wait_for_regex, wait_for_idle, wait_for_command; fix the call",
             BadRegex(_) => "wait_for_regex does not compile; fix the pattern",
             BadPace => "pace_ms must be a number of milliseconds; fix the call",
             BadMode => "mode must be off, read or readwrite; fix the call",
@@ -238,11 +250,12 @@ impl Refusal {
             NoShellIntegration => "the terminal's shell reports no commands, so run_command cannot tell when one ends; use send_input and read_screen instead",
             NotAtPrompt => "a program is running in the terminal's foreground and nothing was sent; wait for it (read_screen with wait_for_command) or use send_input/send_keys",
             RequestTimeout => "the request's body arrived too slowly and nothing was done; retry over a faster link",
+            LineNotEmpty => "someone has typed on the terminal's command line and nothing was sent; look at the screen, then clear the line or wait",
         }
     }
 
     /// Every refusal, with empty details (to find one by its wire code).
-    fn all() -> [Refusal; 33] {
+    fn all() -> [Refusal; 34] {
         use Refusal::*;
         let s = String::new;
         [
@@ -278,6 +291,7 @@ impl Refusal {
             PersistFailed,
             NoShellIntegration,
             NotAtPrompt,
+            LineNotEmpty,
             RequestTimeout,
         ]
     }

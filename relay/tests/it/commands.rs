@@ -230,3 +230,125 @@ async fn without_integration_the_shell_is_unknown_and_run_is_refused() {
     mcp.type_text(id, "echo after-$((2*3))\r").await;
     mcp.wait_text(id, "after-6").await;
 }
+
+/// From a newcomer's probe: LF submits a line as CR does; a needle's trailing spaces match a
+/// prompt at a row's end; an idle wait after input counts from the write; long or control-laden
+/// command lines are refused, not typed cut or acted on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn probe_regressions_input_waits_and_command_lines() {
+    let (_relay, mcp, id) = ready().await;
+    // LF: the echoed line holds the needle, only the command's output counts.
+    let r = mcp
+        .post("/mcp/input", json!({"id": id, "data": "sleep 0.3; echo LF-$((1+2)) # LF-3\n",
+                                    "wait_for_text": "LF-3", "new_output": true, "timeout_ms": 15000}))
+        .await;
+    let a = r.json();
+    assert_eq!(a["matched"], true, "{a}");
+    assert!(
+        a["text"].as_str().unwrap().lines().any(|l| l == "LF-3"),
+        "{}",
+        a["text"]
+    );
+    // An idle wait right after a write does not answer the screen from before it.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let a = mcp
+        .post(
+            "/mcp/input",
+            json!({"id": id, "data": "echo IDLE-$((2+2))\r", "wait_for_idle": 500,
+                                    "timeout_ms": 15000}),
+        )
+        .await
+        .json();
+    assert!(
+        a["text"].as_str().unwrap().contains("IDLE-4"),
+        "{}",
+        a["text"]
+    );
+    // A prompt ending in a space.
+    let a = mcp
+        .post(
+            "/mcp/input",
+            json!({"id": id, "data": "read -p 'Name: ' n\r", "wait_for_text": "Name: ",
+                                    "new_output": true, "timeout_ms": 15000}),
+        )
+        .await
+        .json();
+    assert_eq!(a["matched"], true, "{a}");
+    mcp.post(
+        "/mcp/input",
+        json!({"id": id, "data": "x\r", "wait_for_command": true}),
+    )
+    .await;
+    let r = mcp
+        .post(
+            "/mcp/run",
+            json!({"id": id, "command": format!("echo {}", "a".repeat(4001))}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.json()["error"].clone()),
+        (413, json!("too_large")),
+        "{}",
+        r.body
+    );
+    let r = mcp
+        .post("/mcp/run", json!({"id": id, "command": "echo \u{3} x"}))
+        .await;
+    assert_eq!(
+        (r.status, r.json()["error"].clone()),
+        (400, json!("bad_request")),
+        "{}",
+        r.body
+    );
+    // Text already on the command line: the command would be appended to it.
+    mcp.type_text(id, "echo PREFIX ").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let r = loop {
+        let r = mcp
+            .post("/mcp/run", json!({"id": id, "command": "echo hi"}))
+            .await;
+        if r.status == 409 || Instant::now() > deadline {
+            break r;
+        }
+        // The echo of the typed text has not reached the relay's screen yet.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(r.json()["error"], "line_not_empty", "{}", r.body);
+    mcp.post("/mcp/keys", json!({"id": id, "keys": ["C-u"]}))
+        .await;
+    let a = run(&mcp, id, &format!("printf %s {} | wc -c", "a".repeat(3900))).await;
+    assert_eq!(a["output"], "3900", "{a}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_for_command_without_integration_is_refused() {
+    let relay = Relay::start_with(Options {
+        args: vec!["--no-shell-integration".into()],
+        ..Options::default()
+    })
+    .await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let id = relay.ready_session(&mcp).await;
+    let r = mcp
+        .post("/mcp/read", json!({"id": id, "wait_for_command": true}))
+        .await;
+    assert_eq!(
+        (r.status, r.json()["error"].clone()),
+        (409, json!("no_shell_integration")),
+        "{}",
+        r.body
+    );
+    let r = mcp
+        .post(
+            "/mcp/input",
+            json!({"id": id, "data": "echo not-sent\r", "wait_for_command": true}),
+        )
+        .await;
+    assert_eq!(r.status, 409, "{}", r.body);
+    let a = mcp.read(json!({"id": id})).await;
+    assert!(
+        !a["text"].as_str().unwrap().contains("not-sent"),
+        "nothing was typed: {}",
+        a["text"]
+    );
+}

@@ -287,3 +287,21 @@ fn a_page_resynced_in_band_drops_its_old_log() {
     assert_same_log(&relay, &page);
     assert_eq!((page.commands().len(), page.screen_top_row()), (0, 0));
 }
+
+/// Whether the command line holds text: the cursor against where the prompt ended (`B`).
+#[test]
+fn command_line_typed_follows_the_cursor_from_the_prompt_end() {
+    let mut t = term(5, 40, 10);
+    assert_eq!(t.command_line_typed(), None, "no prompt reported yet");
+    feed(&mut t, &format!("{A}$ {B}"));
+    assert_eq!(t.command_line_typed(), Some(false));
+    feed(&mut t, "echo hi");
+    assert_eq!(t.command_line_typed(), Some(true));
+    // Erased again (readline's backspaces): empty.
+    feed(&mut t, &"\x08 \x08".repeat(7));
+    assert_eq!(t.command_line_typed(), Some(false));
+    feed(&mut t, &format!("true\r\n{C}{}{A}$ {B}", d(0)));
+    assert_eq!(t.command_line_typed(), Some(false), "a new prompt");
+    feed(&mut t, &format!("sleep 9\r\n{C}"));
+    assert_eq!(t.command_line_typed(), None, "a command runs");
+}

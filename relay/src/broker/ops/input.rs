@@ -78,6 +78,9 @@ impl Operation for Input {
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
+        if let Some(args) = &self.after {
+            read::check_command_wait(session, args)?;
+        }
         let before = Origin::now(session, state);
         ordered::write(session, state, self.data).await;
         match self.after {

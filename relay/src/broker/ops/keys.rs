@@ -115,6 +115,9 @@ impl Operation for Keys {
         let delay = self
             .delay
             .unwrap_or_else(|| Duration::from_millis(state.pace_ms()));
+        if let Some(args) = &self.after {
+            read::check_command_wait(session, args)?;
+        }
         let before = Origin::now(session, state);
         let epoch = session.flush_epoch();
         let mut sent = 0usize;

@@ -13,7 +13,7 @@ use crate::broker::ordered;
 use crate::broker::read::{self, Origin, ReadArgs, Wait};
 use crate::broker::window::WindowState;
 use crate::ground::fields::{self, Fields};
-use crate::ground::limits::{DEFAULT_RUN_WAIT_MS, MAX_INPUT_BYTES, MAX_RUN_WAIT_MS};
+use crate::ground::limits::{DEFAULT_RUN_WAIT_MS, MAX_COMMAND_LINE_BYTES, MAX_RUN_WAIT_MS};
 use crate::ground::refusal::unknown_or_off;
 use crate::ground::Refusal;
 
@@ -31,26 +31,42 @@ pub struct RunCommand {
 }
 
 impl RunCommand {
-    /// `command`: a non-empty string of one line, at most [`MAX_INPUT_BYTES`] (`400
-    /// bad_request`, `413 too_large`); `timeout_ms`: `0..=MAX_RUN_WAIT_MS` (`400 bad_request`).
+    /// `command`: a string (`400 bad_request`) of at most [`MAX_COMMAND_LINE_BYTES`] (`413
+    /// too_large`), one non-empty line without control characters (`400 bad_request`);
+    /// `timeout_ms`: `0..=MAX_RUN_WAIT_MS` (`400 bad_request`).
     pub fn from_fields(f: &Fields) -> Result<RunCommand, Refusal> {
         fields::only(f, &["id", "command", "timeout_ms"])?;
-        let command = match fields::opt_str(f, "command")? {
-            Some(c) if c.len() > MAX_INPUT_BYTES => {
-                return Err(Refusal::TooLarge(format!(
-                    "{} bytes; accepted: at most {MAX_INPUT_BYTES} bytes a command",
-                    c.len()
-                )))
-            }
-            Some(c) if !c.trim().is_empty() && !c.contains(['\n', '\r']) => c.to_owned(),
+        let command = match fields::get(f, "command") {
+            Some(Value::String(c)) => c,
             _ => {
                 return Err(Refusal::BadRequest(
-                    "command: accepted: one non-empty line (no newline); send several lines \
-                     with send_input"
-                        .into(),
+                    "command: accepted: a string, one command line".into(),
                 ))
             }
         };
+        if command.len() > MAX_COMMAND_LINE_BYTES {
+            return Err(Refusal::TooLarge(format!(
+                "command of {} bytes; accepted: at most {MAX_COMMAND_LINE_BYTES} bytes (the \
+                 terminal cuts longer lines); put a long command in a script file",
+                command.len()
+            )));
+        }
+        if command.trim().is_empty() || command.contains(['\n', '\r']) {
+            return Err(Refusal::BadRequest(
+                "command: accepted: one non-empty line (no newline); send several lines with \
+                 send_input"
+                    .into(),
+            ));
+        }
+        if let Some(c) = command.chars().find(|c| c.is_control()) {
+            return Err(Refusal::BadRequest(format!(
+                "command: holds the control character U+{:04X}, which the shell's line editor \
+                 would act on (Ctrl-C wipes the line, ESC starts a key sequence); accepted: \
+                 printable text and spaces; press keys with send_keys",
+                u32::from(c)
+            )));
+        }
+        let command = command.clone();
         let timeout = fields::opt_at_most(f, "timeout_ms", MAX_RUN_WAIT_MS, || {
             Refusal::BadRequest(format!(
                 "timeout_ms: accepted: a number of milliseconds, 0..{MAX_RUN_WAIT_MS}"
@@ -92,16 +108,17 @@ impl Operation for RunCommand {
 
     /// → `{ok, id, command_id, command, exit_code, cwd, duration_ms, finished, timed_out,
     /// output, output_tail?, rows, rows_left_out?, rows_lost?, exited?, shell}`; refused with
-    /// `no_shell_integration` or `not_at_prompt` (nothing sent).
+    /// `no_shell_integration`, `not_at_prompt` or `line_not_empty` (nothing sent).
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
         // A line submitted before this call starts its command first.
         ordered::await_start(session, state).await;
-        let (reporting, bracketed) = session.inspect(|l| {
+        let (reporting, bracketed, typed) = session.inspect(|l| {
             (
                 l.terminal.shell_state().is_some(),
                 l.terminal.modes().bracketed_paste,
+                l.terminal.command_line_typed(),
             )
         });
         if !reporting {
@@ -110,6 +127,9 @@ impl Operation for RunCommand {
         let Some(at) = ordered::at_prompt(session) else {
             return Err(Refusal::NotAtPrompt);
         };
+        if typed == Some(true) {
+            return Err(Refusal::LineNotEmpty);
+        }
         let start = Origin::now(session, state);
         let mut bytes = encode_typed(&self.command, bracketed);
         bytes.push(b'\r');
@@ -122,6 +142,7 @@ impl Operation for RunCommand {
             start_row: start.start_row,
             command: id,
             submitted: id,
+            quiet_from: None,
         };
         let args = ReadArgs {
             wait: Some(Wait::Command),
@@ -180,7 +201,16 @@ mod tests {
                 "{bad}"
             );
         }
-        let big = "x".repeat(MAX_INPUT_BYTES + 1);
+        for bad in ["echo \u{3} x", "echo \u{1b}[31mred", "a\tb", "x\u{7f}"] {
+            assert!(
+                matches!(RunCommand::from_fields(&f(json!({ "command": bad }))), Err(Refusal::BadRequest(d)) if d.contains("control")),
+                "{bad:?}"
+            );
+        }
+        assert!(RunCommand::from_fields(&f(json!({"command": "echo héllo 世界"}))).is_ok());
+        let edge = "x".repeat(MAX_COMMAND_LINE_BYTES);
+        assert!(RunCommand::from_fields(&f(json!({ "command": edge }))).is_ok());
+        let big = "x".repeat(MAX_COMMAND_LINE_BYTES + 1);
         assert!(matches!(
             RunCommand::from_fields(&f(json!({ "command": big }))),
             Err(Refusal::TooLarge(_))
