@@ -352,3 +352,20 @@ async fn wait_for_command_without_integration_is_refused() {
         a["text"]
     );
 }
+
+/// From a newcomer's probe: a line the shell takes as unfinished starts no command; the answer
+/// gives no id (it would be the next command's), and says it did not start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unfinished_line_starts_no_command() {
+    let (_relay, mcp, id) = ready().await;
+    let a = mcp
+        .post(
+            "/mcp/run",
+            json!({"id": id, "command": "for i in 1 2; do", "timeout_ms": 300}),
+        )
+        .await
+        .json();
+    assert_eq!(a["timed_out"], true, "{a}");
+    assert_eq!(a["started"], false, "{a}");
+    assert_eq!(a["command_id"], Value::Null, "{a}");
+}

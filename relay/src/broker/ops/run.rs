@@ -152,8 +152,10 @@ impl Operation for RunCommand {
         let answer = read::read_from(session, state, &args, &origin).await;
         let mut out = match &answer.command {
             Some(c) => json!(c),
-            None => json!({ "command_id": id, "command": self.command, "finished": false,
-                            "output": "", "rows": 0 }),
+            // The shell never reported the command starting (it may wait for more of the line,
+            // as after `for i in 1 2; do`): no id, which would be a later command's.
+            None => json!({ "command_id": null, "command": self.command, "finished": false,
+                            "started": false, "output": "", "rows": 0 }),
         };
         let finished = out["finished"] == true;
         out["ok"] = json!(true);
