@@ -123,6 +123,17 @@ test("an agent drives bash, vim and a kitty-protocol program through agent-brows
       expect(r.timedOut).toBeUndefined();
     });
 
+    await test.step("commands: exit code and output in one call, the last command in the state", async () => {
+      const ran = await invoke("type_in_terminal", { text: "echo one; false", submit: true, waitForCommand: true, timeoutMs: 15_000 });
+      expect(ran.command).toMatchObject({ command: "echo one; false", exitCode: 1, output: "one" });
+      await invoke("type_in_terminal", { text: "yes", submit: true, waitForCommand: true, timeoutMs: 300 });
+      const stopped = await invoke("press_terminal_keys", { keys: ["Ctrl+C"], waitForCommand: true, timeoutMs: 15_000 });
+      expect(stopped.command).toMatchObject({ command: "yes", exitCode: 130 });
+      const list = await invoke("list_terminals", {});
+      expect(list.terminals[0].lastCommand).toMatchObject({ command: "yes", exitCode: 130 });
+      expect(list.terminals[0].shellIntegration).toMatchObject({ state: expect.any(String) });
+    });
+
     await test.step("with kitty flags pushed, Ctrl+C arrives as CSI 99;5u", async () => {
       const script = join(relay.home, "kitty_key.py");
       writeFileSync(script, KITTY_KEY_PY);

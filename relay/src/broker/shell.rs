@@ -33,7 +33,8 @@ pub struct ShellFacts {
     pub running_command: Option<CommandFacts>,
 }
 
-/// A command of the log, as agents get it.
+/// A command of the log, as agents get it (the relay stamps the log's times with the epoch
+/// milliseconds at which output arrived from the PTY).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct CommandFacts {
     /// Its number in the window's lifetime (from 0).
@@ -46,6 +47,9 @@ pub struct CommandFacts {
     pub cwd: Option<String>,
     /// How long it ran, in milliseconds; for a running command, how long it has run so far.
     pub duration_ms: u64,
+    /// When its output's end mark reached the relay, in milliseconds since the Unix epoch;
+    /// `null` while it runs.
+    pub ended_at_ms: Option<u64>,
 }
 
 impl CommandFacts {
@@ -59,6 +63,7 @@ impl CommandFacts {
             duration_ms: record
                 .duration_ms()
                 .unwrap_or_else(|| now_ms.saturating_sub(record.start_ms)),
+            ended_at_ms: record.end_ms,
         }
     }
 }
