@@ -300,19 +300,20 @@ async fn probe_regressions_input_waits_and_command_lines() {
         "{}",
         r.body
     );
-    // Text already on the command line: the command would be appended to it.
-    mcp.type_text(id, "echo PREFIX ").await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let r = loop {
-        let r = mcp
-            .post("/mcp/run", json!({"id": id, "command": "echo hi"}))
-            .await;
-        if r.status == 409 || Instant::now() > deadline {
-            break r;
-        }
-        // The echo of the typed text has not reached the relay's screen yet.
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    // Text already on the command line: the command would be appended to it. (Detected from
+    // the screen, so once the typed text's echo is there.)
+    let a = mcp
+        .post(
+            "/mcp/input",
+            json!({"id": id, "data": "echo PREFIX ", "wait_for_text": "PREFIX",
+                                    "timeout_ms": 15000}),
+        )
+        .await
+        .json();
+    assert_eq!(a["matched"], true, "{a}");
+    let r = mcp
+        .post("/mcp/run", json!({"id": id, "command": "echo hi"}))
+        .await;
     assert_eq!(r.json()["error"], "line_not_empty", "{}", r.body);
     mcp.post("/mcp/keys", json!({"id": id, "keys": ["C-u"]}))
         .await;

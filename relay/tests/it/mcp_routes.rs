@@ -342,7 +342,11 @@ async fn since_gives_deltas_that_patch_back_to_the_full_screen() {
     let id = relay.ready_session(&mcp).await;
     let first = mcp.read(json!({"id": id})).await;
     mcp.type_text(id, "echo delta-$((5*5))\r").await;
-    mcp.wait_text(id, "delta-25").await;
+    // The output and the prompt after it, so nothing is drawn between the reads below.
+    let r = mcp
+        .read(json!({"id": id, "wait_for_regex": "(?m)^delta-25\n\\$", "timeout_ms": 15000}))
+        .await;
+    assert_eq!(r["matched"], true, "{r}");
     let d = mcp
         .read(json!({"id": id, "since": first["content_hash"]}))
         .await;
