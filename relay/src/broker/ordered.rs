@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use wterm_core::Terminal;
 
 use super::window::{Submitted, WindowState};
-use crate::ground::limits::{SUBMIT_POLL_MS, SUBMIT_START_WAIT_MS};
+use crate::ground::limits::{ECHO_WAIT_MS, SUBMIT_POLL_MS, SUBMIT_START_WAIT_MS};
 use crate::session::Session;
 
 /// The id the next command will have in `terminal`'s log.
@@ -84,6 +84,27 @@ pub async fn await_start(session: &Session, state: &WindowState) {
         tokio::select! {
             _ = changes.changed() => {}
             () = tokio::time::sleep_until(poll) => {}
+        }
+    }
+}
+
+/// Waits until output has arrived since the input last written, at most [`ECHO_WAIT_MS`]
+/// after that write: what the screen shows of the command line is then the line editor's
+/// answer to it (a Ctrl-U sent just before `run_command` has cleared the line).
+pub async fn await_echo(session: &Session) {
+    let Some(written) = session.input_unanswered() else {
+        return;
+    };
+    let deadline = written + Duration::from_millis(ECHO_WAIT_MS);
+    let mut changes = session.subscribe();
+    loop {
+        changes.borrow_and_update();
+        if session.input_unanswered().is_none() || session.has_ended() {
+            return;
+        }
+        tokio::select! {
+            _ = changes.changed() => {}
+            () = tokio::time::sleep_until(deadline) => return,
         }
     }
 }

@@ -129,6 +129,12 @@ pub const SUBMIT_START_WAIT_MS: u64 = 3_000;
 /// group, in milliseconds (a job taking the foreground makes no output to wake on).
 pub const SUBMIT_POLL_MS: u64 = 5;
 
+/// Longest time `run_command` waits for the echo of input written just before it (a Ctrl-U
+/// clearing the line, typed text) before it looks at the command line, in milliseconds. The
+/// check reads the screen, which shows the line editor's answer only once it arrived; a program
+/// that echoes nothing costs this once.
+pub const ECHO_WAIT_MS: u64 = 1_000;
+
 /// Most rows of a command's output one answer carries (`wait_for_command`, `run_command`): the
 /// first and last halves are kept and the rows between counted (`rows_left_out`).
 pub const MAX_COMMAND_OUTPUT_ROWS: usize = 400;

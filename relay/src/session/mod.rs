@@ -164,6 +164,8 @@ struct Output {
     exit: Option<i32>,
     /// When output last arrived (or the session started).
     last_output: Instant,
+    /// When input was last queued for the program, if ever.
+    last_input: Option<Instant>,
     /// Oldest first.
     unfed: VecDeque<Unfed>,
     /// Bytes sent to the pages and not yet fed: those in `unfed` and those a feed has taken
@@ -283,6 +285,7 @@ impl Session {
                 clients: Vec::new(),
                 exit: None,
                 last_output: Instant::now(),
+                last_input: None,
                 unfed: VecDeque::new(),
                 unfed_bytes: 0,
                 feeding: false,
@@ -364,8 +367,16 @@ impl Session {
     /// Queues `bytes` for the program (written in order by the PTY's writer thread). Waits
     /// while the input queue is full; false once the process has gone.
     pub async fn write(&self, bytes: Bytes) -> bool {
+        self.out.lock().last_input = Some(Instant::now());
         let epoch = self.flush_epoch.load(Ordering::Acquire);
         self.input.send(Input { epoch, bytes }).await.is_ok()
+    }
+
+    /// When input was last queued, if no output has arrived since: the program's echo of it
+    /// may not be on the screen yet.
+    pub fn input_unanswered(&self) -> Option<Instant> {
+        let out = self.out.lock();
+        out.last_input.filter(|at| *at >= out.last_output)
     }
 
     /// The current flush epoch: it moves on at every [`Session::flush_input`], so a paced

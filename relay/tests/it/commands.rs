@@ -370,3 +370,25 @@ async fn an_unfinished_line_starts_no_command() {
     assert_eq!(a["started"], false, "{a}");
     assert_eq!(a["command_id"], Value::Null, "{a}");
 }
+
+/// CI regression: Ctrl-U then at once `run_command`. The line check reads the screen, which
+/// showed the typed text until bash's redraw arrived: 409 line_not_empty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_right_after_clearing_the_line_is_not_refused() {
+    let (_relay, mcp, id) = ready().await;
+    for i in 0..10 {
+        let a = mcp
+            .post(
+                "/mcp/input",
+                json!({"id": id, "data": format!("echo TYPED{i}"), "wait_for_text": format!("TYPED{i}"),
+                       "timeout_ms": 15000}),
+            )
+            .await
+            .json();
+        assert_eq!(a["matched"], true, "{a}");
+        mcp.post("/mcp/keys", json!({"id": id, "keys": ["C-u"]}))
+            .await;
+        let a = run(&mcp, id, &format!("echo RAN{i}")).await;
+        assert_eq!(a["output"], format!("RAN{i}"), "{a}");
+    }
+}

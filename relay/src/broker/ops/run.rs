@@ -114,6 +114,7 @@ impl Operation for RunCommand {
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
         // A line submitted before this call starts its command first.
         ordered::await_start(session, state).await;
+        ordered::await_echo(session).await;
         let (reporting, bracketed, typed) = session.inspect(|l| {
             (
                 l.terminal.shell_state().is_some(),
