@@ -30,7 +30,9 @@ pub mod state;
 
 use std::future::Future;
 use std::io::{self, Write as _};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::SocketAddr;
+
+use crate::ground::net::{browsable, reachable};
 
 use crate::ground::config::Config;
 use crate::ground::limits::{self, SHUTDOWN_DRAIN};
@@ -61,52 +63,11 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// The address for this host's own clients (the broker's `local_url`): the bound one, or
-/// loopback when bound to all.
-fn browsable(addr: SocketAddr) -> String {
-    let ip = match addr.ip() {
-        IpAddr::V4(v4) if v4.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
-        IpAddr::V6(v6) if v6.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
-        ip => ip,
-    };
-    SocketAddr::new(ip, addr.port()).to_string()
-}
-
-/// The address to put in the printed URL: the bound one, or, when bound to all addresses, the
-/// one this host reaches the network from (the source address of its route out; no packet is
-/// sent), else loopback.
-fn reachable(addr: SocketAddr) -> SocketAddr {
-    let ip = match addr.ip() {
-        IpAddr::V4(v4) if v4.is_unspecified() => {
-            route_source("0.0.0.0:0", "192.0.2.1:9").unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
-        }
-        IpAddr::V6(v6) if v6.is_unspecified() => {
-            route_source("[::]:0", "[2001:db8::1]:9").unwrap_or(IpAddr::V6(Ipv6Addr::LOCALHOST))
-        }
-        ip => ip,
-    };
-    SocketAddr::new(ip, addr.port())
-}
-
-/// The local address a UDP socket bound to `bind` gets when connected to `to` (a documentation
-/// address: connecting a UDP socket only picks the route).
-fn route_source(bind: &str, to: &str) -> Option<IpAddr> {
-    let socket = std::net::UdpSocket::bind(bind).ok()?;
-    socket.connect(to).ok()?;
-    let ip = socket.local_addr().ok()?.ip();
-    (!ip.is_unspecified()).then_some(ip)
-}
-
-/// The warning printed on stderr when the relay listens on an address other than loopback.
+/// The warning printed on stderr when the relay serves plain HTTP on an address other than
+/// loopback (`--allow-plain-http`).
 pub fn exposure_warning(addr: SocketAddr) -> Option<String> {
     let ip = addr.ip();
-    let loopback = match ip {
-        IpAddr::V6(v6) => v6
-            .to_ipv4_mapped()
-            .map_or(v6.is_loopback(), |v4| v4.is_loopback()),
-        IpAddr::V4(v4) => v4.is_loopback(),
-    };
-    if loopback {
+    if ground::net::is_loopback(ip) {
         return None;
     }
     let port = addr.port();
@@ -125,7 +86,8 @@ pub fn exposure_warning(addr: SocketAddr) -> Option<String> {
 }
 
 /// Runs the relay: binds `config.listen:config.port`, prints
-/// `wterm-relay listening on http://ADDR:PORT/#token=TOKEN` as one line on stdout (ADDR is the
+/// `wterm-relay listening on http://ADDR:PORT/#token=TOKEN` (`https` with TLS) as one line on
+/// stdout (ADDR is the
 /// bound address, or when bound to all addresses, this host's address on the network; a
 /// warning goes to stderr first when that is not loopback), serves until
 /// `shutdown` resolves, then ends every session and waits (at most
@@ -158,13 +120,23 @@ pub async fn run(
     // must be encoded, or the printed URL carries another token (newcomer report).
     let token: String =
         form_urlencoded::byte_serialize(config.page_token.expose().as_bytes()).collect();
-    if let Some(warning) = exposure_warning(local) {
+    let scheme = if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    if let Some(warning) = exposure_warning(local).filter(|_| config.tls.is_none()) {
         let mut err = io::stderr().lock();
         let _ = writeln!(err, "{warning}");
         let _ = err.flush();
     }
-    let url = format!("http://{}/#token={token}", reachable(local));
-    let state = AppState::new(config, local.port(), format!("http://{}", browsable(local)));
+    let url = format!("{scheme}://{}/#token={token}", reachable(local));
+    let tls = config.tls.clone().map(tokio_rustls::TlsAcceptor::from);
+    let state = AppState::new(
+        config,
+        local.port(),
+        format!("{scheme}://{}", browsable(local)),
+    );
     {
         let mut out = io::stdout().lock();
         let _ = writeln!(out, "wterm-relay listening on {url}");
@@ -173,7 +145,7 @@ pub async fn run(
 
     let app = http::router(state.clone());
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let server = http::listener::serve(listener, app, nofile, stop_rx);
+    let server = http::listener::serve(listener, tls, app, nofile, stop_rx);
     let mut server = tokio::spawn(server);
     tokio::select! {
         result = &mut server => {
@@ -226,14 +198,5 @@ mod tests {
         let one = exposure_warning("192.168.1.5:80".parse().unwrap()).unwrap();
         assert!(one.contains("192.168.1.5:80"), "{one}");
         assert!(exposure_warning("[::]:80".parse().unwrap()).is_some());
-    }
-
-    #[test]
-    fn the_url_names_a_reachable_address() {
-        let one: SocketAddr = "192.168.1.5:80".parse().unwrap();
-        assert_eq!(reachable(one), one);
-        let all = reachable("0.0.0.0:80".parse().unwrap());
-        assert!(!all.ip().is_unspecified());
-        assert_eq!(all.port(), 80);
     }
 }

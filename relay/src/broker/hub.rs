@@ -303,6 +303,10 @@ mod tests {
             shell: Some("/bin/sh".into()),
             config: None,
             no_terminals: false,
+            tls_cert: None,
+            tls_key: None,
+            allow_plain_http: false,
+            hsts: false,
         };
         let config = Config::resolve_with(args, |_| None).unwrap();
         let registry = Registry::new(crate::ground::program::Program::shell("/bin/sh"), None);

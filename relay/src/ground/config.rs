@@ -10,8 +10,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use std::sync::Arc;
+
 use crate::ground::profiles::{Profiles, ProfilesError};
 use crate::ground::secret::{Secret, SecretError};
+use crate::ground::tls::{self, TlsError, TlsFiles};
 
 /// Environment variable holding the MCP token; when set it wins over the file and is never
 /// written to disk.
@@ -65,6 +68,20 @@ pub struct ServeArgs {
     /// says terminals:false. The page's own sessions are not affected.
     #[arg(long)]
     pub no_terminals: bool,
+    /// Serve HTTPS and WSS with this certificate chain (PEM, leaf first); needs --tls-key.
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, RSA or EC).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Serve plain HTTP on an address other than loopback (behind a TLS reverse proxy, or on a
+    /// network you trust); without it, such an address needs --tls-cert and --tls-key.
+    #[arg(long)]
+    pub allow_plain_http: bool,
+    /// With TLS, send `Strict-Transport-Security: max-age=31536000` (browsers then refuse
+    /// plain HTTP to this host for a year). Off by default.
+    #[arg(long, requires = "tls_cert")]
+    pub hsts: bool,
 }
 
 /// Where a page token came from.
@@ -108,6 +125,10 @@ pub struct Config {
     /// Whether the relay injects shell integration into the shells it starts
     /// (`--no-shell-integration` turns it off; see [`Config::without_shell_integration`]).
     pub shell_integration: bool,
+    /// The listener's TLS (`--tls-cert`, `--tls-key`); `None` serves plain HTTP.
+    pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
+    /// Whether responses carry `Strict-Transport-Security` (`--hsts`, with TLS only).
+    pub hsts: bool,
 }
 
 /// Why the configuration could not be resolved; says what was wrong and what is accepted.
@@ -138,6 +159,13 @@ pub enum ConfigError {
     Random(getrandom::Error),
     /// The profile configuration file is unusable.
     Profiles(ProfilesError),
+    /// The TLS certificate or key is unusable.
+    Tls(TlsError),
+    /// Plain HTTP on an address other than loopback, without `--allow-plain-http`.
+    PlainHttpExposed {
+        /// The address.
+        listen: IpAddr,
+    },
     /// Reading or writing the state directory failed.
     Io {
         /// The file or directory.
@@ -168,6 +196,15 @@ impl fmt::Display for ConfigError {
             ),
             ConfigError::Random(e) => write!(f, "cannot mint a page token: {e}"),
             ConfigError::Profiles(e) => write!(f, "bad configuration file {e}"),
+            ConfigError::Tls(e) => e.fmt(f),
+            ConfigError::PlainHttpExposed { listen } => write!(
+                f,
+                "refusing to serve plain HTTP on {listen}, which is not loopback: the page, its \
+                 token and a shell would cross the network readable by anyone on the path. \
+                 Accepted: --tls-cert PEM --tls-key PEM (HTTPS and WSS); --listen 127.0.0.1 and \
+                 an SSH tunnel (ssh -L PORT:127.0.0.1:PORT HOST); or --allow-plain-http behind a \
+                 TLS reverse proxy or on a network you trust"
+            ),
             ConfigError::Io { path, error } => write!(f, "{}: {error}", path.display()),
         }
     }
@@ -238,6 +275,17 @@ impl Config {
             },
         }
         .map_err(ConfigError::Profiles)?;
+        let tls = match (args.tls_cert, args.tls_key) {
+            (Some(cert), Some(key)) => {
+                Some(tls::server_config(&TlsFiles { cert, key }).map_err(ConfigError::Tls)?)
+            }
+            _ => None,
+        };
+        if tls.is_none() && !args.allow_plain_http && !super::net::is_loopback(args.listen) {
+            return Err(ConfigError::PlainHttpExposed {
+                listen: args.listen,
+            });
+        }
         Ok(Config {
             listen: args.listen,
             port: args.port,
@@ -252,6 +300,8 @@ impl Config {
             profiles,
             terminals: !args.no_terminals,
             shell_integration: true,
+            hsts: args.hsts && tls.is_some(),
+            tls,
         })
     }
 
@@ -594,6 +644,40 @@ mod tests {
             shell: None,
             config: None,
             no_terminals: false,
+            tls_cert: None,
+            tls_key: None,
+            allow_plain_http: false,
+            hsts: false,
+        }
+    }
+
+    #[test]
+    fn plain_http_beyond_loopback_needs_tls_or_the_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        for (listen, ok) in [
+            ("0.0.0.0", false),
+            ("192.168.1.5", false),
+            ("::", false),
+            ("127.0.0.1", true),
+            ("::1", true),
+            ("::ffff:127.0.0.1", true),
+        ] {
+            let mut a = args(&state);
+            a.listen = listen.parse().unwrap();
+            let r = Config::resolve_with(a.clone(), |_| None);
+            assert_eq!(r.is_ok(), ok, "{listen}: {r:?}");
+            if let Err(e) = r {
+                let e = e.to_string();
+                assert!(
+                    e.contains(listen)
+                        && e.contains("--tls-cert")
+                        && e.contains("--allow-plain-http"),
+                    "{e}"
+                );
+            }
+            a.allow_plain_http = true;
+            assert!(Config::resolve_with(a, |_| None).is_ok(), "{listen}");
         }
     }
 

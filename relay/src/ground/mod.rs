@@ -14,12 +14,14 @@
 pub mod config;
 pub mod fields;
 pub mod limits;
+pub mod net;
 pub mod profiles;
 pub mod program;
 pub mod refusal;
 pub mod secret;
 pub mod shell_integration;
 pub mod text;
+pub mod tls;
 
 pub use refusal::Refusal;
 pub use secret::Secret;

@@ -34,10 +34,11 @@ pub fn bearer(value: &[u8]) -> Option<&[u8]> {
 }
 
 /// Whether a browser request with these headers comes from an origin the relay serves: no
-/// `Origin` (not a browser), an `--allow-origin` entry, the relay's own loopback origins, or the
+/// `Origin` (not a browser), an `--allow-origin` entry, the relay's own loopback origins (`https`
+/// with `tls`, else `http`), or the
 /// `Host` it was reached by when that is an address or `localhost` (a DNS name could be an
 /// attacker's rebinding to 127.0.0.1). Used by `/ws`, `/mcp` and CORS.
-pub fn origin_allowed(headers: &HeaderMap, port: u16, allowed: &[String]) -> bool {
+pub fn origin_allowed(headers: &HeaderMap, tls: bool, port: u16, allowed: &[String]) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
@@ -48,7 +49,8 @@ pub fn origin_allowed(headers: &HeaderMap, port: u16, allowed: &[String]) -> boo
     if allowed.contains(&origin) {
         return true;
     }
-    let own = |host: &str| origin == format!("http://{host}");
+    let scheme = if tls { "https" } else { "http" };
+    let own = |host: &str| origin == format!("{scheme}://{host}");
     if ["127.0.0.1", "localhost", "[::1]"]
         .iter()
         .any(|h| own(&format!("{h}:{port}")))
@@ -111,7 +113,7 @@ mod tests {
     #[test]
     fn origins() {
         let allowed = vec!["http://devbox:9000".to_owned()];
-        let ok = |o, h| origin_allowed(&headers(o, h), 7681, &allowed);
+        let ok = |o, h| origin_allowed(&headers(o, h), false, 7681, &allowed);
         assert!(ok(None, None), "non-browser clients send no Origin");
         assert!(ok(Some("http://127.0.0.1:7681"), Some("127.0.0.1:7681")));
         assert!(ok(Some("http://localhost:7681"), Some("localhost:7681")));
@@ -130,5 +132,10 @@ mod tests {
             Some("http://evil.example:7681"),
             Some("evil.example:7681")
         ));
+        // With TLS the own origins are https; an http origin is another origin.
+        let tls = |o, h| origin_allowed(&headers(o, h), true, 7681, &allowed);
+        assert!(tls(Some("https://127.0.0.1:7681"), Some("127.0.0.1:7681")));
+        assert!(tls(Some("https://10.0.0.2:7681"), Some("10.0.0.2:7681")));
+        assert!(!tls(Some("http://127.0.0.1:7681"), Some("127.0.0.1:7681")));
     }
 }

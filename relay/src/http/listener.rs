@@ -14,6 +14,9 @@
 //!   relay is out of file descriptors it first closes the oldest connection that has not
 //!   delivered a request.
 //!
+//! With TLS (`--tls-cert`), each connection first completes its handshake within
+//! [`HEADER_READ_TIMEOUT`]; the limits above count it from the accept.
+//!
 //! Each accepted socket gets `TCP_NODELAY` and a fixed send buffer
 //! ([`SOCKET_SEND_BUFFER_BYTES`]). Requests carry `ConnectInfo<SocketAddr>` as with axum's own
 //! `serve`. On stop, the loop stops accepting, idle connections close and requests in flight
@@ -41,6 +44,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
+use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt as _;
@@ -517,6 +521,7 @@ fn is_out_of_files(e: &io::Error) -> bool {
 /// task has ended. `nofile` is the open-file limit in force (see [`raise_nofile_limit`]).
 pub async fn serve(
     listener: TcpListener,
+    tls: Option<TlsAcceptor>,
     app: Router,
     nofile: u64,
     mut stop: watch::Receiver<bool>,
@@ -586,7 +591,16 @@ pub async fn serve(
             conn: conn.clone(),
             _slot: slot,
         };
-        tasks.spawn(connection(io, conn, peer, app.clone(), stop.clone()));
+        let app = app.clone();
+        let stop = stop.clone();
+        match tls.clone() {
+            None => tasks.spawn(connection(io, conn, peer, app, stop)),
+            Some(tls) => tasks.spawn(async move {
+                if let Some(io) = handshake(tls, io, &conn, peer).await {
+                    connection(io, conn, peer, app, stop).await;
+                }
+            }),
+        };
     }
     drop(listener);
     tasks.close();
@@ -594,14 +608,41 @@ pub async fn serve(
     Ok(())
 }
 
-/// Serves one connection until it ends, is displaced, idles out, or the relay stops.
-async fn connection(
+/// The TLS handshake of a connection, within [`HEADER_READ_TIMEOUT`] (a client that stalls
+/// in it is held off like one that stalls in its head); `None` when it failed, timed out, or
+/// the connection was displaced meanwhile.
+async fn handshake(
+    tls: TlsAcceptor,
     io: Io,
+    conn: &Conn,
+    peer: SocketAddr,
+) -> Option<tokio_rustls::server::TlsStream<Io>> {
+    tokio::select! {
+        done = tokio::time::timeout(HEADER_READ_TIMEOUT, tls.accept(io)) => match done {
+            Ok(Ok(stream)) => Some(stream),
+            Ok(Err(e)) => {
+                tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                None
+            }
+            Err(_) => {
+                tracing::debug!(%peer, "TLS handshake timed out");
+                None
+            }
+        },
+        () = conn.close.cancelled() => None,
+    }
+}
+
+/// Serves one connection until it ends, is displaced, idles out, or the relay stops.
+async fn connection<S>(
+    io: S,
     conn: Arc<Conn>,
     peer: SocketAddr,
     app: Router,
     mut stop: watch::Receiver<bool>,
-) {
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let service = {
         let conn = conn.clone();
         hyper::service::service_fn(move |req| handle(app.clone(), conn.clone(), peer, req))

@@ -43,6 +43,9 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-e
     style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// `Strict-Transport-Security` with `--hsts` (TLS only): one year, this host only.
+pub const HSTS: &str = "max-age=31536000";
+
 /// The relay's HTTP service.
 pub fn router(state: AppState) -> Router {
     let statics = Router::new()
@@ -69,11 +72,18 @@ pub fn router(state: AppState) -> Router {
         .route("/ws", get(ws::upgrade))
         .merge(statics)
         .layer(middleware::from_fn(refuse_token_in_url));
+    let hsts = state.config.hsts.then(|| {
+        SetResponseHeaderLayer::overriding(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static(HSTS),
+        )
+    });
     Router::new()
         .merge(mcp::routes(state.clone()))
         .merge(crate::mcp::endpoint::routes(state.clone()))
         .merge(others)
         .layer(middleware::from_fn_with_state(state.clone(), cors))
+        .layer(tower::util::option_layer(hsts))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             // Method and route template only: never the query string or headers.
             let route = req
@@ -106,7 +116,14 @@ async fn cors(State(state): State<crate::state::AppState>, req: Request, next: N
     let allowed = req
         .headers()
         .get(header::ORIGIN)
-        .filter(|_| origin_allowed(req.headers(), state.port, &state.config.allow_origins))
+        .filter(|_| {
+            origin_allowed(
+                req.headers(),
+                state.config.tls.is_some(),
+                state.port,
+                &state.config.allow_origins,
+            )
+        })
         .cloned();
     let mut resp = if req.method() == Method::OPTIONS {
         let mut resp = StatusCode::NO_CONTENT.into_response();

@@ -95,7 +95,12 @@ pub async fn upgrade(
     RawQuery(query): RawQuery,
     ws: WebSocketUpgrade,
 ) -> Response {
-    if !origin_allowed(&headers, state.port, &state.config.allow_origins) {
+    if !origin_allowed(
+        &headers,
+        state.config.tls.is_some(),
+        state.port,
+        &state.config.allow_origins,
+    ) {
         tracing::warn!(%peer, "websocket from a foreign origin refused");
         return Refusal::BadOrigin.into_response();
     }

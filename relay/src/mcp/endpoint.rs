@@ -15,7 +15,7 @@
 //! `arguments` an object -32602 (rmcp: -32601); `DELETE /mcp` of a live session answers `200`
 //! with no body (rmcp: `202`), of an unknown one `404`. Everything else is rmcp's.
 
-use std::net::IpAddr;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -31,6 +31,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use super::handles::Handles;
 use super::local::Local;
 use super::server::{Backend, McpServer};
+use crate::ground::net::reachable;
 use crate::ground::Refusal;
 use crate::guard::checks::origin_allowed;
 use crate::guard::ladder;
@@ -39,8 +40,9 @@ use crate::state::AppState;
 /// The endpoint's path.
 pub const PATH: &str = "/mcp";
 
-/// The `Host` values the endpoint answers: loopback names and the listen address, with the
-/// relay's port, and the hosts of `--allow-origin` entries.
+/// The `Host` values the endpoint answers: loopback names and the listen address (when bound
+/// to all, the address the printed URL names), with the relay's port, and the hosts of
+/// `--allow-origin` entries.
 fn allowed_hosts(state: &AppState) -> Vec<String> {
     let port = state.port;
     let mut hosts = vec![
@@ -48,10 +50,10 @@ fn allowed_hosts(state: &AppState) -> Vec<String> {
         format!("localhost:{port}"),
         format!("[::1]:{port}"),
     ];
-    match state.config.listen {
-        IpAddr::V4(v4) if !v4.is_unspecified() => hosts.push(format!("{v4}:{port}")),
-        IpAddr::V6(v6) if !v6.is_unspecified() => hosts.push(format!("[{v6}]:{port}")),
-        _ => {}
+    // Bound to all addresses: the one the printed URL names (remote clients use it).
+    let listen = reachable(SocketAddr::new(state.config.listen, port));
+    if !listen.ip().is_loopback() {
+        hosts.push(listen.to_string());
     }
     for origin in &state.config.allow_origins {
         if let Some((_, authority)) = origin.split_once("://") {
@@ -63,7 +65,12 @@ fn allowed_hosts(state: &AppState) -> Vec<String> {
 
 /// Refuses a browser request from a foreign origin (`403 bad_origin`).
 async fn check_origin(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    if !origin_allowed(req.headers(), state.port, &state.config.allow_origins) {
+    if !origin_allowed(
+        req.headers(),
+        state.config.tls.is_some(),
+        state.port,
+        &state.config.allow_origins,
+    ) {
         tracing::warn!(
             path = req.uri().path(),
             "MCP request from a foreign origin refused"

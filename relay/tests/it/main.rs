@@ -12,4 +12,5 @@ mod routes;
 mod secrets;
 mod shell_integration;
 mod support;
+mod tls;
 mod ws;

@@ -286,7 +286,11 @@ async fn session_ids_continue_after_a_restart() {
 #[tokio::test]
 async fn listening_beyond_loopback_warns_and_prints_a_reachable_url() {
     let relay = Relay::start_with(Options {
-        args: vec!["--listen".into(), "0.0.0.0".into()],
+        args: vec![
+            "--listen".into(),
+            "0.0.0.0".into(),
+            "--allow-plain-http".into(),
+        ],
         ..Default::default()
     })
     .await;

@@ -135,7 +135,9 @@ impl Relay {
         let (base, token) = url.split_once("/#token=").expect("URL with #token=");
         let port = base.rsplit_once(':').unwrap().1.parse().unwrap();
         if !opts.args.iter().any(|a| a == "--listen") {
-            assert!(base.starts_with("http://127.0.0.1:"), "{url}");
+            let tls = opts.args.iter().any(|a| a == "--tls-cert");
+            let scheme = if tls { "https" } else { "http" };
+            assert!(base.starts_with(&format!("{scheme}://127.0.0.1:")), "{url}");
         }
         Relay {
             url: url.clone(),
