@@ -30,7 +30,7 @@ async fn shutdown_signal() {
 
 /// `wterm-relay mcp`: stdio MCP. Logs go to stderr (stdout is the protocol).
 fn mcp(args: mcp_cli::McpArgs) -> ExitCode {
-    let hosts = match mcp_cli::hosts(&args) {
+    let hosts = match mcp_cli::hosts(&args).and_then(|h| Ok((h, mcp_cli::client_tls(&args)?))) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("wterm-relay mcp: {e}");
@@ -44,7 +44,8 @@ fn mcp(args: mcp_cli::McpArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(mcp_cli::run_stdio(hosts)) {
+    let (hosts, tls) = hosts;
+    match runtime.block_on(mcp_cli::run_stdio(hosts, tls)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("wterm-relay mcp: {e}");

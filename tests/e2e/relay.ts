@@ -9,7 +9,7 @@ import type { Page } from "@playwright/test";
 export const RELAY_BIN = resolve(process.env.WTERM_RELAY_BIN ?? "target/release/wterm-relay");
 
 export interface Relay {
-  url: string; // http://127.0.0.1:PORT
+  url: string; // http://127.0.0.1:PORT (https with --tls-cert)
   token: string;
   home: string; // the shell's HOME, a temp dir
   pageUrl: (query?: string) => string; // page URL with the token in the fragment
@@ -42,7 +42,7 @@ export async function startRelay(extraArgs: string[] = [], opts: { token?: strin
     const timer = setTimeout(() => rej(new Error("relay did not print its URL in 15 s:\n" + out)), 15_000);
     child.stdout!.on("data", (d) => {
       out += d.toString();
-      const m = out.match(/listening on ((http:\/\/[^/\s]+)\/\S*)/);
+      const m = out.match(/listening on ((https?:\/\/[^/\s]+)\/\S*)/);
       if (m) {
         clearTimeout(timer);
         res([m[2], m[1]]);

@@ -12,13 +12,14 @@ export const BIN = resolve(process.env.WTERM_RELAY_BIN ?? "target/release/wterm-
 
 export const rand = () => Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
 
-/** Starts a relay with MCP on (readwrite by default, launching allowed). */
-export async function startRelay({ knobs = { enabled: true, default_mode: "readwrite", allow_launch: true } } = {}) {
+/** Starts a relay with MCP on (readwrite by default, launching allowed); `knobs: null` leaves
+ * MCP as the relay starts it; `args` go to `serve`. */
+export async function startRelay({ knobs = { enabled: true, default_mode: "readwrite", allow_launch: true }, args = [] } = {}) {
   const home = mkdtempSync(join(tmpdir(), "wterm-mcp-"));
   const token = "page-" + rand();
   const mcpToken = "mcp-" + rand();
   writeFileSync(join(home, ".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n");
-  const child = spawn(BIN, ["serve", "--port", "0", "--state-dir", join(home, "state")], {
+  const child = spawn(BIN, ["serve", "--port", "0", "--state-dir", join(home, "state"), ...args], {
     env: {
       ...process.env, HOME: home, SHELL: "/bin/bash", WEB_TERMINAL_TOKEN: token,
       WEB_TERMINAL_MCP_TOKEN: mcpToken, RUST_LOG: process.env.RUST_LOG ?? "warn",
@@ -31,7 +32,7 @@ export async function startRelay({ knobs = { enabled: true, default_mode: "readw
     const timer = setTimeout(() => rej(new Error("relay did not start:\n" + out)), 15_000);
     child.stdout.on("data", (d) => {
       out += d;
-      const m = out.match(/listening on (http:\/\/[^/\s]+)\//);
+      const m = out.match(/listening on (https?:\/\/[^/\s]+)\//);
       if (m) { clearTimeout(timer); res(m[1]); }
     });
     child.on("exit", (code) => rej(new Error(`relay exited with ${code}:\n${out}`)));
@@ -55,7 +56,7 @@ export async function startRelay({ knobs = { enabled: true, default_mode: "readw
       rmSync(home, { recursive: true, force: true });
     },
   };
-  await relay.config(knobs);
+  if (knobs) await relay.config(knobs);
   return relay;
 }
 

@@ -18,6 +18,9 @@ use crate::broker::settings;
 use crate::broker::window::Scope;
 use crate::ground::config::EnvTokens;
 use crate::ground::Secret;
+use rustls_pki_types::pem::PemObject as _;
+use rustls_pki_types::CertificateDer;
+use tokio_rustls::rustls;
 
 /// Options of `wterm-relay mcp`.
 #[derive(Debug, Clone, Args)]
@@ -44,6 +47,10 @@ pub struct McpArgs {
         value_name = "TOKEN"
     )]
     pub admin_token: Option<String>,
+    /// A PEM file of certificate authorities to trust for https:// relays, besides the
+    /// system's (a relay with a certificate of your own CA).
+    #[arg(long, env = "WTERM_MCP_CA_CERT", value_name = "PEM")]
+    pub ca_cert: Option<PathBuf>,
     /// Several relays: a JSON array of {name, url, token, scope?, admin_token?}.
     #[arg(
         long,
@@ -94,21 +101,17 @@ fn err<T>(s: String) -> Result<T, McpConfigError> {
     Err(McpConfigError(s))
 }
 
-/// `http://host:port[/path]` without a trailing slash; https is not built in.
+/// `http(s)://host:port[/path]` without a trailing slash.
 fn base_url(name: &str, url: &str) -> Result<String, McpConfigError> {
-    let uri: axum::http::Uri = url.parse().map_err(|_| {
+    let bad = || {
         McpConfigError(format!(
-            "host {name}: bad url {url:?}; accepted: http://host:port"
+            "host {name}: bad url {url:?}; accepted: http://host:port or https://host:port"
         ))
-    })?;
+    };
+    let uri: axum::http::Uri = url.parse().map_err(|_| bad())?;
     match uri.scheme_str() {
-        Some("http") if uri.authority().is_some() => {}
-        Some("https") => {
-            return err(format!(
-                "host {name}: https is not supported by this build; use http://127.0.0.1:PORT (an SSH tunnel for a remote relay)"
-            ))
-        }
-        _ => return err(format!("host {name}: bad url {url:?}; accepted: http://host:port")),
+        Some("http" | "https") if uri.authority().is_some() => {}
+        _ => return Err(bad()),
     }
     if uri.query().is_some() {
         return err(format!(
@@ -198,9 +201,40 @@ pub fn hosts(args: &McpArgs) -> Result<Vec<HostConfig>, McpConfigError> {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client closes it.
-pub async fn run_stdio(hosts: Vec<HostConfig>) -> std::io::Result<()> {
-    let server = McpServer::new(Arc::new(Backend::Remote(Remote::new(hosts))));
+/// The TLS client configuration for https:// relays: the system's certificate authorities
+/// (`/etc/ssl/certs` on Debian) and those of `--ca-cert`.
+pub fn client_tls(args: &McpArgs) -> Result<rustls::ClientConfig, McpConfigError> {
+    let mut roots = rustls::RootCertStore::empty();
+    // Unreadable system entries are skipped, as every TLS client does.
+    let native = rustls_native_certs::load_native_certs();
+    roots.add_parsable_certificates(native.certs);
+    if let Some(path) = &args.ca_cert {
+        let pem = std::fs::read(path)
+            .map_err(|e| McpConfigError(format!("--ca-cert {}: {e}", path.display())))?;
+        let certs: Vec<_> = CertificateDer::pem_slice_iter(&pem)
+            .filter_map(Result::ok)
+            .collect();
+        let (added, _) = roots.add_parsable_certificates(certs);
+        if added == 0 {
+            return err(format!(
+                "--ca-cert {}: no usable certificate in it; accepted: a PEM file of \
+                 \"-----BEGIN CERTIFICATE-----\" blocks",
+                path.display()
+            ));
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| McpConfigError(format!("TLS: {e}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+/// Serves MCP on stdin/stdout until the client closes it; https:// hosts are reached with
+/// `tls`.
+pub async fn run_stdio(hosts: Vec<HostConfig>, tls: rustls::ClientConfig) -> std::io::Result<()> {
+    let server = McpServer::new(Arc::new(Backend::Remote(Remote::new(hosts, tls))));
     let running = server
         .serve(rmcp::transport::stdio())
         .await
@@ -267,6 +301,7 @@ mod tests {
             scope: None,
             admin_token: None,
             hosts: hosts.map(Into::into),
+            ca_cert: None,
         }
     }
 
@@ -279,10 +314,14 @@ mod tests {
         let e = hosts(&args(Some("http://127.0.0.1:1"), None, None)).unwrap_err();
         assert!(e.0.contains("relay page's MCP settings"), "{e}");
         assert!(hosts(&args(None, None, None)).is_err());
-        assert!(hosts(&args(Some("https://x"), Some("t"), None))
-            .unwrap_err()
-            .0
-            .contains("https"));
+        assert_eq!(
+            hosts(&args(Some("https://x:7681/"), Some("t"), None)).unwrap()[0].url,
+            "https://x:7681"
+        );
+        for bad in ["ftp://x", "x:1", "https://"] {
+            let e = hosts(&args(Some(bad), Some("t"), None)).unwrap_err();
+            assert!(e.0.contains("accepted: http://host:port or https://host:port"), "{e}");
+        }
         let two = r#"[{"name":"a","url":"http://127.0.0.1:1","token":"t1"},{"name":"b","url":"http://127.0.0.1:2/","token":"t2","scope":"s-1"}]"#;
         let h = hosts(&args(None, None, Some(two))).unwrap();
         assert_eq!(h[1].url, "http://127.0.0.1:2");
@@ -292,6 +331,11 @@ mod tests {
             .unwrap_err()
             .0
             .contains("twice"));
+        let mut a = args(Some("https://x"), Some("t"), None);
+        a.ca_cert = Some("/nonexistent/ca.pem".into());
+        assert!(client_tls(&a).unwrap_err().0.contains("/nonexistent/ca.pem"));
+        a.ca_cert = Some("/etc/hostname".into());
+        assert!(client_tls(&a).unwrap_err().0.contains("BEGIN CERTIFICATE"));
         let bad_scope = r#"[{"name":"a","url":"http://h:1","token":"t","scope":"no spaces"}]"#;
         assert!(hosts(&args(None, None, Some(bad_scope)))
             .unwrap_err()

@@ -1,5 +1,5 @@
 //! The HTTP backend of `wterm-relay mcp`: one or more relays, called on their `/mcp/*` routes
-//! with a small hyper client (plain `http://`; reach a remote relay through an SSH tunnel).
+//! with a small hyper client (`http://`, or `https://` through rustls).
 //!
 //! A scoped host fails closed: before the first call to it, and after any connection error,
 //! `/mcp/info` must echo the configured scope; if it does not, every call to that host is
@@ -11,7 +11,9 @@ use std::time::Duration;
 use axum::http::{header, Method as HttpMethod, Request, Uri};
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
+use tokio_rustls::rustls;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
@@ -56,17 +58,24 @@ struct Host {
 #[derive(Debug)]
 pub struct Remote {
     hosts: Vec<Host>,
-    client: Client<HttpConnector, Full<Bytes>>,
+    client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
     /// Launch handles of this server.
     pub handles: Handles,
 }
 
 impl Remote {
-    /// A backend over `hosts` (already validated: unique names, http URLs).
-    pub fn new(hosts: Vec<HostConfig>) -> Remote {
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
-        connector.set_connect_timeout(Some(Duration::from_secs(5)));
+    /// A backend over `hosts` (already validated: unique names, http(s) URLs); https hosts
+    /// are reached with `tls`.
+    pub fn new(hosts: Vec<HostConfig>, tls: rustls::ClientConfig) -> Remote {
+        let mut http = HttpConnector::new();
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(Duration::from_secs(5)));
+        http.enforce_http(false);
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
         Remote {
             hosts: hosts
                 .into_iter()
