@@ -39,7 +39,7 @@ impl AppState {
     /// State for a relay bound to `port`; `local_url` is its base URL on loopback.
     pub fn new(config: Config, port: u16, local_url: String) -> Self {
         let shell = Program::shell(&config.shell).with_shell_integration(config.shell_integration);
-        let registry = Registry::new(shell, Some(&config.state_dir));
+        let registry = Registry::new(shell, Some(&config.state_dir), config.memory_budget);
         let broker = Arc::new(Broker::new(&config, local_url, registry.clone()));
         AppState(Arc::new(Shared {
             config,

@@ -236,6 +236,19 @@ impl Default for Terminal {
 }
 
 impl Terminal {
+    /// The memory, in bytes, that a terminal of `size` (clamped) with `scrollback_rows` of
+    /// history holds once full of plain text: both screens (main and alternate) at a whole
+    /// cell each, and history at 4 bytes a cell (its packed form without style changes; styled
+    /// history costs more, up to 20 bytes a cell). For budgets that count terminals against a
+    /// total (the relay's memory budget), not an exact figure.
+    pub fn memory_bound(size: Size, scrollback_rows: usize) -> u64 {
+        let size = size.clamped();
+        let cols = u64::from(size.cols);
+        let screens = 2 * cols * u64::from(size.rows) * std::mem::size_of::<crate::grid::Cell>() as u64;
+        let history = cols * scrollback_rows.min(MAX_SCROLLBACK_ROWS) as u64 * 4;
+        screens + history
+    }
+
     /// A blank terminal of `size` (clamped, see [`Size::clamped`]) keeping up to
     /// `scrollback_rows` rows of history (at most [`MAX_SCROLLBACK_ROWS`]).
     pub fn new(size: Size, scrollback_rows: usize) -> Self {

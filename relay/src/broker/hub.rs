@@ -307,9 +307,14 @@ mod tests {
             tls_key: None,
             allow_plain_http: false,
             hsts: false,
+            memory_budget_mib: crate::ground::limits::DEFAULT_MEMORY_BUDGET_MIB,
         };
         let config = Config::resolve_with(args, |_| None).unwrap();
-        let registry = Registry::new(crate::ground::program::Program::shell("/bin/sh"), None);
+        let registry = Registry::new(
+            crate::ground::program::Program::shell("/bin/sh"),
+            None,
+            u64::MAX,
+        );
         Broker::new(&config, "http://127.0.0.1:1".into(), registry)
     }
 

@@ -12,6 +12,7 @@ use clap::Args;
 
 use std::sync::Arc;
 
+use crate::ground::limits::DEFAULT_MEMORY_BUDGET_MIB;
 use crate::ground::profiles::{Profiles, ProfilesError};
 use crate::ground::secret::{Secret, SecretError};
 use crate::ground::tls::{self, TlsError, TlsFiles};
@@ -78,6 +79,12 @@ pub struct ServeArgs {
     /// network you trust); without it, such an address needs --tls-cert and --tls-key.
     #[arg(long)]
     pub allow_plain_http: bool,
+    /// The memory all terminals may hold together, in MiB: each counts its screens and its
+    /// history full of plain text (80x24: about 3.3 MB); a new terminal or a resize past it is
+    /// refused (`memory_budget`).
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MEMORY_BUDGET_MIB,
+          value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub memory_budget_mib: u64,
     /// With TLS, send `Strict-Transport-Security: max-age=31536000` (browsers then refuse
     /// plain HTTP to this host for a year). Off by default.
     #[arg(long, requires = "tls_cert")]
@@ -129,6 +136,8 @@ pub struct Config {
     pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
     /// Whether responses carry `Strict-Transport-Security` (`--hsts`, with TLS only).
     pub hsts: bool,
+    /// The memory budget of the sessions' terminals, in bytes (`--memory-budget-mib`).
+    pub memory_budget: u64,
 }
 
 /// Why the configuration could not be resolved; says what was wrong and what is accepted.
@@ -301,6 +310,7 @@ impl Config {
             terminals: !args.no_terminals,
             shell_integration: true,
             hsts: args.hsts && tls.is_some(),
+            memory_budget: args.memory_budget_mib * 1024 * 1024,
             tls,
         })
     }
@@ -648,6 +658,7 @@ mod tests {
             tls_key: None,
             allow_plain_http: false,
             hsts: false,
+            memory_budget_mib: DEFAULT_MEMORY_BUDGET_MIB,
         }
     }
 

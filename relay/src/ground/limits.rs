@@ -129,6 +129,11 @@ pub const SUBMIT_START_WAIT_MS: u64 = 3_000;
 /// group, in milliseconds (a job taking the foreground makes no output to wake on).
 pub const SUBMIT_POLL_MS: u64 = 5;
 
+/// The memory the sessions' terminals may hold together by default, in MiB
+/// (`--memory-budget-mib`): about 300 terminals of 80x24, or 12 of the largest, 1000x1000
+/// (see `session::budget::cost`).
+pub const DEFAULT_MEMORY_BUDGET_MIB: u64 = 1024;
+
 /// Longest time `run_command` waits for the echo of input written just before it (a Ctrl-U
 /// clearing the line, typed text) before it looks at the command line, in milliseconds. The
 /// check reads the screen, which shows the line editor's answer only once it arrived; a program

@@ -29,6 +29,9 @@ pub enum Refusal {
     UnknownSession,
     /// `429 too_many_sessions`: the relay already runs [`crate::ground::limits::MAX_SESSIONS`].
     TooManySessions,
+    /// `429 memory_budget` (ext): the relay's memory budget (`--memory-budget-mib`) cannot hold
+    /// a terminal of the asked size; the detail gives the figures. Nothing was started.
+    MemoryBudget(String),
     /// `500 spawn_failed`: the program could not be started in a new PTY.
     SpawnFailed,
     /// `403 mcp_disabled`: MCP access is switched off, or no MCP token is configured (ladder
@@ -114,7 +117,9 @@ impl Refusal {
                 StatusCode::CONFLICT
             }
             TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            TooManySessions | TooManyPendingLaunches => StatusCode::TOO_MANY_REQUESTS,
+            TooManySessions | TooManyPendingLaunches | MemoryBudget(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             SpawnFailed | PersistFailed => StatusCode::INTERNAL_SERVER_ERROR,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         }
@@ -132,6 +137,7 @@ impl Refusal {
             UnknownSession => "unknown_session",
             BadOrigin => "bad_origin",
             TooManySessions => "too_many_sessions",
+            MemoryBudget(_) => "memory_budget",
             SpawnFailed => "spawn_failed",
             McpDisabled => "mcp_disabled",
             BadScope => "bad_scope",
@@ -168,7 +174,7 @@ impl Refusal {
     pub fn detail(&self) -> Option<&str> {
         use Refusal::*;
         match self {
-            BadRequest(d) | TooLarge(d) | BadKeys(d) | BadRegex(d) => Some(d),
+            BadRequest(d) | TooLarge(d) | BadKeys(d) | BadRegex(d) | MemoryBudget(d) => Some(d),
             BadJson => Some(
                 "the body must be one JSON object, e.g. {\"id\":1}, of valid JSON \
                  (a string may not hold a lone surrogate such as \\ud800)",
@@ -225,6 +231,7 @@ impl Refusal {
             BadOrigin => "the request came from a web origin this relay does not allow; its operator can add it with --allow-origin",
             UnknownSession => "no such session; call list_terminals for the current ids",
             TooManySessions => "the relay already runs its maximum number of sessions; close a terminal first",
+            MemoryBudget(_) => "the relay's memory budget cannot hold another terminal of this size; close a terminal or ask for fewer columns and rows",
             SpawnFailed => "the program could not be started; the relay's operator must check the profile's command",
             McpDisabled => "MCP access is off on this relay; a person must enable it in the relay page's MCP settings",
             BadScope => "the scope must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}; fix the scope in this client's configuration or the call",
@@ -255,7 +262,7 @@ impl Refusal {
     }
 
     /// Every refusal, with empty details (to find one by its wire code).
-    fn all() -> [Refusal; 34] {
+    fn all() -> [Refusal; 35] {
         use Refusal::*;
         let s = String::new;
         [
@@ -267,6 +274,7 @@ impl Refusal {
             BadOrigin,
             UnknownSession,
             TooManySessions,
+            MemoryBudget(s()),
             SpawnFailed,
             McpDisabled,
             BadScope,
@@ -304,7 +312,8 @@ impl Refusal {
             Refusal::BadRequest(d)
             | Refusal::TooLarge(d)
             | Refusal::BadKeys(d)
-            | Refusal::BadRegex(d),
+            | Refusal::BadRegex(d)
+            | Refusal::MemoryBudget(d),
             Some(detail),
         ) = (&mut r, detail)
         {

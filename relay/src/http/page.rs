@@ -53,9 +53,16 @@ async fn require_page_token(
     Ok(next.run(req).await)
 }
 
-/// `GET /info` → `{ok: true, version}`.
-async fn info() -> Json<Value> {
-    Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
+/// `GET /info` → `{ok: true, version, memory: {budget_bytes, reserved_bytes}}` (the
+/// sessions' memory budget, `--memory-budget-mib`, and what the live terminals count against
+/// it).
+async fn info(State(state): State<AppState>) -> Json<Value> {
+    let (budget, reserved) = state.registry.memory();
+    Json(json!({
+        "ok": true,
+        "version": env!("CARGO_PKG_VERSION"),
+        "memory": { "budget_bytes": budget, "reserved_bytes": reserved },
+    }))
 }
 
 /// `GET /sessions` → `[{id, title, cols, rows, pid}]`, by id.
@@ -71,6 +78,7 @@ async fn create(State(state): State<AppState>, body: Bytes) -> Result<Json<Value
     match state.broker.create_page_session(size) {
         Ok(session) => Ok(Json(json!({ "id": session.id() }))),
         Err(CreateError::TooMany) => Err(Refusal::TooManySessions),
+        Err(CreateError::OverBudget(e)) => Err(Refusal::MemoryBudget(e.to_string())),
         Err(e @ CreateError::Spawn(_)) => {
             tracing::error!(error = %e, "session not created");
             Err(Refusal::SpawnFailed)

@@ -158,6 +158,7 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target) {
             Err(e) => {
                 let refusal = match e {
                     CreateError::TooMany => Refusal::TooManySessions,
+                    CreateError::OverBudget(e) => Refusal::MemoryBudget(e.to_string()),
                     CreateError::Spawn(_) => Refusal::SpawnFailed,
                 };
                 tracing::error!(error = %e, "session for a websocket not created");

@@ -320,7 +320,10 @@ mod tests {
         );
         for bad in ["ftp://x", "x:1", "https://"] {
             let e = hosts(&args(Some(bad), Some("t"), None)).unwrap_err();
-            assert!(e.0.contains("accepted: http://host:port or https://host:port"), "{e}");
+            assert!(
+                e.0.contains("accepted: http://host:port or https://host:port"),
+                "{e}"
+            );
         }
         let two = r#"[{"name":"a","url":"http://127.0.0.1:1","token":"t1"},{"name":"b","url":"http://127.0.0.1:2/","token":"t2","scope":"s-1"}]"#;
         let h = hosts(&args(None, None, Some(two))).unwrap();
@@ -333,7 +336,10 @@ mod tests {
             .contains("twice"));
         let mut a = args(Some("https://x"), Some("t"), None);
         a.ca_cert = Some("/nonexistent/ca.pem".into());
-        assert!(client_tls(&a).unwrap_err().0.contains("/nonexistent/ca.pem"));
+        assert!(client_tls(&a)
+            .unwrap_err()
+            .0
+            .contains("/nonexistent/ca.pem"));
         a.ca_cert = Some("/etc/hostname".into());
         assert!(client_tls(&a).unwrap_err().0.contains("BEGIN CERTIFICATE"));
         let bad_scope = r#"[{"name":"a","url":"http://h:1","token":"t","scope":"no spaces"}]"#;

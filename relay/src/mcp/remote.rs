@@ -13,10 +13,10 @@ use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
-use tokio_rustls::rustls;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
+use tokio_rustls::rustls;
 
 use super::error::ToolError;
 use super::handles::Handles;

@@ -13,6 +13,7 @@
 //! does that holding the output lock, so it sees exactly the output that follows its snapshot.
 //! Input from pages bypasses all of this and goes to the PTY's writer thread.
 
+pub mod budget;
 pub mod fanout;
 pub mod pty;
 pub mod registry;
@@ -39,6 +40,7 @@ use crate::ground::limits::{
 use crate::ground::shell_integration::ScriptDir;
 pub use crate::ground::shell_integration::{Integration, NotInjected, ShellKind};
 use crate::ground::text::strip_controls;
+use budget::MemoryBudget;
 use fanout::{ClientQueue, Frame};
 use pty::Input;
 
@@ -140,6 +142,8 @@ struct Screen {
     /// The visible screen's frame at `version`, computed at most once per version however many
     /// readers wait on this session.
     screen_memo: Option<(u64, Arc<wterm_core::Frame>)>,
+    /// Bytes of [`Session::budget`] this session holds: [`budget::cost`] of its size.
+    reserved: u64,
 }
 
 /// Output sent to the pages and not yet fed to the emulator.
@@ -198,6 +202,14 @@ pub struct Session {
     attachment: Attachment,
     /// Whether the relay injected shell integration into its program.
     integration: Integration,
+    /// What [`Screen::reserved`] is counted against.
+    budget: Arc<MemoryBudget>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.budget.release(self.screen.get_mut().reserved);
+    }
 }
 
 /// A session's terminal, locked, with what the readers need beside it.
@@ -248,16 +260,24 @@ impl Session {
     /// Starts `spec.program` on a new PTY of `spec.size` (clamped). The returned [`Pump`] must
     /// be run for output to flow. The session starts unpublished.
     pub fn start(id: SessionId, spec: SessionSpec) -> std::io::Result<(Arc<Self>, Pump)> {
-        Session::start_with(id, spec, None)
+        let budget = Arc::new(MemoryBudget::new(u64::MAX));
+        budget
+            .reserve(budget::cost(spec.size.clamped()))
+            .map_err(std::io::Error::other)?;
+        Session::start_with(id, spec, None, budget)
     }
 
     /// [`Session::start`], injecting shell integration from `scripts` when the program is a
     /// shell that can take it ([`ScriptDir::prepare`]); [`Session::shell_integration`] says
     /// whether it was.
+    ///
+    /// The caller has reserved [`budget::cost`] of the clamped size in `budget`; the session
+    /// gives it back when it is dropped (also when the start fails).
     pub fn start_with(
         id: SessionId,
         spec: SessionSpec,
         scripts: Option<&ScriptDir>,
+        budget: Arc<MemoryBudget>,
     ) -> std::io::Result<(Arc<Self>, Pump)> {
         let size = spec.size.clamped();
         let (program, integration) = match scripts {
@@ -270,7 +290,14 @@ impl Session {
                 (spec.program, Integration::NotInjected(why))
             }
         };
-        let pty = pty::spawn(&program, size)?;
+        let reserved = budget::cost(size);
+        let pty = match pty::spawn(&program, size) {
+            Ok(pty) => pty,
+            Err(e) => {
+                budget.release(reserved);
+                return Err(e);
+            }
+        };
         let session = Arc::new(Session {
             id,
             pid: pty.pid,
@@ -280,6 +307,7 @@ impl Session {
                 master: pty.master,
                 version: 0,
                 screen_memo: None,
+                reserved,
             }),
             out: Mutex::new(Output {
                 clients: Vec::new(),
@@ -299,6 +327,7 @@ impl Session {
             published: AtomicBool::new(false),
             attachment: spec.attachment,
             integration,
+            budget,
         });
         let pump = Pump {
             session: session.clone(),
@@ -472,12 +501,41 @@ impl Session {
     /// Resizes the PTY and the emulator to `size` (clamped), at the request of the page
     /// `from`. The other pages are told (`resized`) when the size changed; `from` is told only
     /// when clamping changed what it asked for. Echoing a page's own request back would make a
-    /// page that resizes twice in a row chase its stale first size forever.
+    /// page that resizes twice in a row chase its stale first size forever. A growth the
+    /// memory budget cannot hold is refused: the size stays, and `from` gets `resized` with it
+    /// and an `error` `memory_budget` saying why.
     pub fn resize(&self, size: Size, from: &ClientQueue) {
         let clamped = size.clamped();
         let (mut screen, out) = self.settled();
         let changed = screen.terminal.size() != clamped;
         if changed {
+            let cost = budget::cost(clamped);
+            if let Err(e) = self.budget.change(screen.reserved, cost) {
+                let kept = screen.terminal.size();
+                tracing::info!(
+                    session = self.id,
+                    cols = clamped.cols,
+                    rows = clamped.rows,
+                    "resize refused: {e}"
+                );
+                from.push_text(
+                    ToPage::Resized {
+                        cols: kept.cols,
+                        rows: kept.rows,
+                    }
+                    .to_json(),
+                );
+                let detail = e.to_string();
+                from.push_text(
+                    ToPage::Error {
+                        reason: "memory_budget",
+                        detail: Some(&detail),
+                    }
+                    .to_json(),
+                );
+                return;
+            }
+            screen.reserved = cost;
             screen.terminal.resize(clamped);
             pty::resize(&*screen.master, clamped);
             screen.version += 1;

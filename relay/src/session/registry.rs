@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio_util::task::TaskTracker;
 
+use super::budget::{cost, MemoryBudget, OverBudget};
 use super::{pty, Session, SessionId, SessionInfo, SessionSpec};
 use crate::ground::limits::{KILL_GRACE, MAX_SESSIONS};
 use crate::ground::program::Program;
@@ -17,6 +18,8 @@ use crate::ground::shell_integration::ScriptDir;
 pub enum CreateError {
     /// [`MAX_SESSIONS`] are running.
     TooMany,
+    /// The memory budget cannot hold a terminal of the asked size.
+    OverBudget(OverBudget),
     /// The PTY or the program could not be started.
     Spawn(std::io::Error),
 }
@@ -25,6 +28,7 @@ impl fmt::Display for CreateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CreateError::TooMany => write!(f, "too many sessions (at most {MAX_SESSIONS})"),
+            CreateError::OverBudget(e) => e.fmt(f),
             CreateError::Spawn(e) => write!(f, "cannot start the program: {e}"),
         }
     }
@@ -47,6 +51,7 @@ struct Shared {
     next_id_file: Option<PathBuf>,
     sessions: Mutex<Sessions>,
     pumps: TaskTracker,
+    budget: Arc<MemoryBudget>,
 }
 
 #[derive(Debug)]
@@ -66,7 +71,9 @@ impl Registry {
     /// continue from where the last relay using it stopped ([`NEXT_ID_FILE`]; a missing or
     /// unreadable file starts at 1), and the shell integration files are written there
     /// ([`ScriptDir::install`]) unless `shell` has integration turned off.
-    pub fn new(shell: Program, state_dir: Option<&Path>) -> Self {
+    ///
+    /// The sessions' terminals may hold `memory_budget` bytes together ([`MemoryBudget`]).
+    pub fn new(shell: Program, state_dir: Option<&Path>, memory_budget: u64) -> Self {
         let scripts = state_dir
             .filter(|_| shell.shell_integration)
             .and_then(|dir| match ScriptDir::install(dir) {
@@ -93,11 +100,17 @@ impl Registry {
                 live: BTreeMap::new(),
             }),
             pumps: TaskTracker::new(),
+            budget: Arc::new(MemoryBudget::new(memory_budget)),
         }))
     }
 
     fn lock(&self) -> MutexGuard<'_, Sessions> {
         self.0.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The memory budget: its size and what the live sessions reserved, in bytes.
+    pub fn memory(&self) -> (u64, u64) {
+        (self.0.budget.limit(), self.0.budget.reserved())
     }
 
     /// What the page's sessions run.
@@ -115,8 +128,13 @@ impl Registry {
             return Err(CreateError::TooMany);
         }
         let id = sessions.next_id;
+        self.0
+            .budget
+            .reserve(cost(spec.size.clamped()))
+            .map_err(CreateError::OverBudget)?;
         let (session, pump) =
-            Session::start_with(id, spec, self.0.scripts.as_ref()).map_err(CreateError::Spawn)?;
+            Session::start_with(id, spec, self.0.scripts.as_ref(), self.0.budget.clone())
+                .map_err(CreateError::Spawn)?;
         sessions.next_id += 1;
         if let Some(file) = &self.0.next_id_file {
             let next = sessions.next_id.to_string();

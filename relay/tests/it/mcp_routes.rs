@@ -25,8 +25,12 @@ async fn info_and_terminals_describe_the_windows() {
     let id = relay.ready_session(&mcp).await;
     let info = mcp.get("/mcp/info").await;
     assert_eq!(info.status, 200);
+    let mut info = info.json();
+    let memory = info.as_object_mut().unwrap().remove("memory").unwrap();
+    assert_eq!(memory["budget_bytes"], 1024 * 1024 * 1024, "{memory}");
+    assert!(memory["reserved_bytes"].as_u64().unwrap() > 0, "{memory}");
     assert_eq!(
-        info.json(),
+        info,
         json!({"ok": true, "allow_launch": false, "default_mode": "readwrite",
                "version": env!("CARGO_PKG_VERSION"), "scope": null, "terminals": true,
                "admin": false, "window_edit": true})

@@ -26,7 +26,11 @@ fn make_cert(dir: &Path) -> (String, String, String) {
         .arg(dir)
         .output()
         .expect("run make-test-cert.sh");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let f = |n: &str| dir.join(n).display().to_string();
     (f("ca.pem"), f("cert.pem"), f("key.pem"))
 }
@@ -66,12 +70,7 @@ async fn https(port: u16, cert: &str, request: &str) -> String {
 async fn start_tls(extra: &[&str]) -> (Relay, tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let (ca, cert, key) = make_cert(dir.path());
-    let mut args = vec![
-        "--tls-cert".to_owned(),
-        cert,
-        "--tls-key".into(),
-        key,
-    ];
+    let mut args = vec!["--tls-cert".to_owned(), cert, "--tls-key".into(), key];
     args.extend(extra.iter().map(|s| (*s).to_owned()));
     let relay = Relay::start_with(Options {
         args,

@@ -37,9 +37,12 @@ impl Operation for Info {
         Ok(Info {})
     }
 
-    /// `{ok, allow_launch, default_mode, version, scope, terminals, admin, window_edit}`.
+    /// `{ok, allow_launch, default_mode, version, scope, terminals, admin, window_edit,
+    /// memory: {budget_bytes, reserved_bytes}}` (the sessions' memory budget and what the live
+    /// terminals count against it).
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let s = cx.broker.settings();
+        let (budget, reserved) = cx.broker.registry.memory();
         Ok(json!({
             "ok": true,
             "allow_launch": s.stored.allow_launch,
@@ -50,6 +53,7 @@ impl Operation for Info {
             "admin": cx.caller.admin,
             // This relay serves `/mcp/window` (the list's tests check it is in `Op::ALL`).
             "window_edit": true,
+            "memory": { "budget_bytes": budget, "reserved_bytes": reserved },
         }))
     }
 }

@@ -173,6 +173,7 @@ impl Operation for Launch {
         let session = match created {
             Ok(s) => s,
             Err(CreateError::TooMany) => return Err(Refusal::TooManySessions),
+            Err(CreateError::OverBudget(e)) => return Err(Refusal::MemoryBudget(e.to_string())),
             Err(e @ CreateError::Spawn(_)) => {
                 tracing::warn!(error = %e, profile = self.profile, "launch failed");
                 return Err(Refusal::SpawnFailed);
