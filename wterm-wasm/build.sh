@@ -23,7 +23,7 @@ root="$(cd "$crate_dir/.." && pwd)"
 src="$crate_dir/package"
 pkg="$crate_dir/pkg"
 stage="$crate_dir/pkg.tmp"
-wasm_in="$root/target/wasm32-unknown-unknown/wasm-release/wterm_wasm.wasm"
+wasm_in="${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/wasm-release/wterm_wasm.wasm"
 
 cd "$root"
 cargo build --profile wasm-release --target wasm32-unknown-unknown -p wterm-wasm
