@@ -23,7 +23,7 @@ root="$(cd "$crate_dir/.." && pwd)"
 src="$crate_dir/package"
 pkg="$crate_dir/pkg"
 stage="$crate_dir/pkg.tmp"
-wasm_in="$root/target/wasm32-unknown-unknown/wasm-release/wterm_wasm.wasm"
+wasm_in="${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/wasm-release/wterm_wasm.wasm"
 
 cd "$root"
 cargo build --profile wasm-release --target wasm32-unknown-unknown -p wterm-wasm
@@ -119,6 +119,8 @@ core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
 # terminal element has focus (0.6 KB). Then 116: main measured 110.4 KB once the command log
 # (wterm-core cmdlog, OSC 133/633) was merged, and the WebMCP commands (lastCommand,
 # waitForCommand with its bounded output, newOutputOnly, type_in_terminal's waits) add 4.9 KB:
-# 115.3 KB.
-CORE_BUDGET_KB=116
+# 115.3 KB. Then 117: the "agent" event (WebMCP calls told to `addListener("agent")` /
+# `onAgent`, and `reportAgent` for the relay's MCP clients) measured +0.93 KB (116.12 → 117.05
+# KB with this machine's toolchain, where main's tree measured 116.1).
+CORE_BUDGET_KB=117.1
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"

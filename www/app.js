@@ -5,12 +5,18 @@
 // - The page token arrives once in the URL fragment (#token=...); it moves to sessionStorage
 //   and the fragment is scrubbed, so it never sits in the address bar or history.
 // - ?session=N names the session; without it the relay starts one and the URL is updated, so a
-//   reload re-attaches to the same shell.
+//   reload re-attaches to the same shell. A link may name it in the fragment instead,
+//   #session=N (the MCP tool watch_url's form; it carries no secret), alone or with the token
+//   (#token=T&session=N): it is moved to ?session=N and scrubbed from the fragment; a fragment
+//   naming another session in a page already open (hashchange) opens that session in it.
+// - The agent bar under the terminal (agents.js) shows agents reading and typing, and switches
+//   their access to this terminal (off / read / read-write) in one click.
 // - A refused token, an unknown session or the shell's end is shown plainly and not retried.
 // - The gear button opens the MCP settings panel (settings.js).
 import init, { WTerm } from "/pkg/wterm_wasm.js";
 import { attachToRelay } from "/pkg/relay.js";
-import { mountSettings } from "./settings.js";
+import { mountSettings, api } from "./settings.js";
+import { mountAgentBar } from "./agents.js";
 
 const TOKEN_KEY = "wterm.token";
 const WEBMCP = { name: "terminal", description: "Shell on the wterm relay" };
@@ -28,17 +34,36 @@ function showStatus(html, isError = false) {
 }
 function clearStatus() { statusEl.hidden = true; }
 
-function takeToken() {
+/**
+ * Takes the page token (`#token=`) and a session (`#session=N`) out of the fragment: the token
+ * into sessionStorage, the session into the query (`?session=N`, so a reload keeps it); both
+ * are scrubbed from the fragment, other fragment keys are kept. Returns the token.
+ */
+function takeFragment() {
   const params = new URLSearchParams(location.hash.slice(1));
   const fromHash = params.get("token");
-  if (fromHash) {
-    sessionStorage.setItem(TOKEN_KEY, fromHash);
+  const session = params.get("session");
+  if (fromHash || session !== null) {
+    if (fromHash) sessionStorage.setItem(TOKEN_KEY, fromHash);
     params.delete("token");
+    params.delete("session");
+    const url = new URL(location.href);
+    if (session !== null) url.searchParams.set("session", session);
     const rest = params.toString();
-    history.replaceState(null, "", location.pathname + location.search + (rest ? "#" + rest : ""));
+    history.replaceState(null, "", url.pathname + url.search + (rest ? "#" + rest : ""));
   }
   return sessionStorage.getItem(TOKEN_KEY);
 }
+
+// A watch link opened in this tab while it shows another session: open that one here.
+addEventListener("hashchange", () => {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const wanted = params.get("session");
+  if (wanted === null && !params.get("token")) return;
+  const current = new URL(location.href).searchParams.get("session");
+  takeFragment();
+  if (wanted !== null && wanted !== current) location.reload();
+});
 
 function setSessionInUrl(id) {
   const url = new URL(location.href);
@@ -63,14 +88,21 @@ await term.init();
 window.wterm = term; // for debugging and tests
 addEventListener("resize", () => term.fit());
 mountSettings({ onClose: () => term.focus() });
+const agentBar = mountAgentBar({
+  term,
+  webmcp: WEBMCP,
+  windowId: () => new URL(location.href).searchParams.get("session"),
+  api,
+  onDone: () => term.focus(),
+});
 
 // Once the shell is gone, agents must not be told their typing worked: the terminal turns
 // read-only for WebMCP and says why in its description.
 function markEnded(why) {
-  term.setWebMCP({ ...WEBMCP, description: `${WEBMCP.description} (${why}; input is not accepted)`, readOnly: true });
+  agentBar.ended(why);
 }
 
-const token = takeToken();
+const token = takeFragment();
 const session = new URL(location.href).searchParams.get("session");
 if (!token) {
   showStatus("No page token. Open the URL that <code>wterm-relay</code> printed (it ends in <code>#token=…</code>).", true);
@@ -86,7 +118,10 @@ if (!token) {
     url: location.origin,
     token,
     session: session ?? undefined,
-    onSession: setSessionInUrl,
+    onSession: (id) => {
+      setSessionInUrl(id);
+      agentBar.refresh();
+    },
     onExit: (code) => { exitCode = code; },
     onError: (e) => {
       if (e.code === "input_dropped") showStatus("Still reconnecting; input typed meanwhile was partly dropped.", true);
@@ -99,6 +134,7 @@ if (!token) {
       if (status === "open") {
         problem = null;
         clearStatus();
+        agentBar.refresh();
       } else if (status === "reconnecting") {
         const when = `${Math.round(detail.delayMs / 100) / 10} s`;
         if (problem) showStatus(`${problem} Trying again in ${when}…`, true);

@@ -3,6 +3,10 @@
 //
 // - Relay-wide (GET/POST /mcp/config): the MCP switch, the default mode of windows, the launch
 //   gate, and the MCP token (generate, copy).
+// - Connect an agent: copies, with the token filled in, the `claude mcp add` line, an
+//   `.mcp.json` entry for the HTTP form and one for the stdio form (`wterm-relay mcp` with
+//   WTERM_MCP_URL and WTERM_MCP_TOKEN, as `wterm-relay mcp-config --stdio` prints it), under a
+//   warning that they hold a secret. The token is never shown whole, never put in a URL.
 // - This window (POST /session/mcp): its own mode and scope; the window id is the `session`
 //   query parameter of the page URL. Any change made here takes ownership away from the agent
 //   that launched the window.
@@ -13,6 +17,21 @@
 
 const TOKEN_KEY = "wterm.token";
 const MODES = ["off", "read", "readwrite"];
+/** The MCP server's name in the copied snippets. */
+const SERVER_NAME = "wterm";
+
+/**
+ * What "Connect an agent" copies for the relay at `base` (`http://127.0.0.1:PORT`) with the
+ * MCP `token`: `claude` (the `claude mcp add` line), `http` and `stdio` (`.mcp.json` texts).
+ */
+export function connectSnippets(base, token) {
+  const json = (server) => JSON.stringify({ mcpServers: { [SERVER_NAME]: server } }, null, 2);
+  return {
+    claude: `claude mcp add --transport http ${SERVER_NAME} ${base}/mcp --header "Authorization: Bearer ${token}"`,
+    http: json({ type: "http", url: `${base}/mcp`, headers: { Authorization: `Bearer ${token}` } }),
+    stdio: json({ command: "wterm-relay", args: ["mcp"], env: { WTERM_MCP_URL: base, WTERM_MCP_TOKEN: token } }),
+  };
+}
 
 const CSS = `
 #wterm-gear { position: absolute; bottom: 8px; right: 10px; z-index: 20; width: 28px; height: 28px;
@@ -38,6 +57,8 @@ const CSS = `
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 #wterm-settings .note { color: #aaa; font-size: 12px; margin: 2px 0; }
 #wterm-settings .error { color: #f48771; }
+#wterm-settings .connect { display: flex; flex-wrap: wrap; gap: 6px; margin: 4px 0; }
+#wterm-settings .secret { color: #f0c674; font-size: 12px; margin: 2px 0; }
 #wterm-settings ul { list-style: none; margin: 4px 0; padding: 0; max-height: 140px; overflow-y: auto; }
 #wterm-settings li { display: flex; align-items: center; justify-content: space-between; gap: 8px;
   margin: 2px 0; }
@@ -45,7 +66,7 @@ const CSS = `
 `;
 
 /** Calls a page-token route; resolves to its JSON, or throws with the relay's error code. */
-async function api(method, path, body) {
+export async function api(method, path, body) {
   const headers = { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ""}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -90,6 +111,20 @@ export function mountSettings({ onClose } = {}) {
   const generate = el("button", { type: "button", textContent: "Generate" });
   const copy = el("button", { type: "button", textContent: "Copy" });
   const tokenNote = el("p", { className: "note" });
+  const copyClaude = el("button", { type: "button", textContent: "claude mcp add" });
+  const copyHttp = el("button", { type: "button", textContent: ".mcp.json (HTTP)" });
+  const copyStdio = el("button", { type: "button", textContent: ".mcp.json (stdio)" });
+  copyClaude.setAttribute("aria-label", "Copy the claude mcp add command");
+  copyHttp.setAttribute("aria-label", "Copy the .mcp.json entry (HTTP)");
+  copyStdio.setAttribute("aria-label", "Copy the .mcp.json entry (stdio)");
+  const connectButtons = [copyClaude, copyHttp, copyStdio];
+  const secretWarning = el("p", {
+    className: "secret",
+    textContent:
+      "⚠ These hold the MCP token, a secret: anyone with it can read and type in shared windows. " +
+      "Keep .mcp.json out of git; paste only into your own agent's config.",
+  });
+  secretWarning.setAttribute("role", "note");
   const windowTitle = el("h2");
   const windowMode = modeSelect(true);
   const windowScope = el("input", { type: "text", placeholder: "none", maxLength: 64 });
@@ -107,6 +142,9 @@ export function mountSettings({ onClose } = {}) {
     field("Allow launching terminals", allowLaunch),
     el("div", { className: "token" }, token, generate, copy),
     tokenNote,
+    el("h2", { textContent: "Connect an agent (copy)" }),
+    el("div", { className: "connect" }, ...connectButtons),
+    secretWarning,
     windowTitle,
     field("Window mode", windowMode),
     field("Window scope", windowScope),
@@ -119,6 +157,7 @@ export function mountSettings({ onClose } = {}) {
   document.body.append(gear, panel);
 
   let tokenValue = null;
+  let localUrl = null;
   const windowId = () => new URL(location.href).searchParams.get("session");
   const say = (text, isError = false) => {
     status.textContent = text;
@@ -130,6 +169,8 @@ export function mountSettings({ onClose } = {}) {
     defaultMode.value = c.default_mode;
     allowLaunch.checked = c.allow_launch;
     tokenValue = c.token;
+    localUrl = c.local_url;
+    for (const b of connectButtons) b.disabled = !c.token;
     token.textContent = c.token ? `${c.token.slice(0, 6)}…` : "no token yet";
     token.title = c.token ? "MCP token (Copy puts the whole token on the clipboard)" : "";
     copy.disabled = !c.token;
@@ -188,6 +229,14 @@ export function mountSettings({ onClose } = {}) {
       say("Token copied.");
     }),
   );
+  const copySnippet = (which, what) =>
+    run(async () => {
+      await navigator.clipboard.writeText(connectSnippets(localUrl, tokenValue)[which]);
+      say(`${what} copied (it holds the MCP token).`);
+    });
+  copyClaude.addEventListener("click", () => copySnippet("claude", "The claude mcp add command"));
+  copyHttp.addEventListener("click", () => copySnippet("http", "The .mcp.json entry (HTTP)"));
+  copyStdio.addEventListener("click", () => copySnippet("stdio", "The .mcp.json entry (stdio)"));
   applyWindow.addEventListener("click", () =>
     run(async () => {
       const id = windowId();

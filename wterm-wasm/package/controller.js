@@ -2,7 +2,7 @@
 // element, then applies later options to the live terminal instead of re-creating it.
 //
 // Options (the components' props): webmcp, cols, rows, scrollback, onData, onResize, onTitle,
-// relay ({url, token, session?, onSession?, onExit?, onError?, onStatus?, onTitle?}),
+// onAgent (an agent read or wrote the terminal: {kind, tool, at, source}), relay ({url, token, session?, onSession?, onExit?, onError?, onStatus?, onTitle?}),
 // autoFocus, onReady(term).
 // - webmcp: applied with setWebMCP when its value (not its identity) changes;
 // - cols/rows: applied with resize when they change;
@@ -70,6 +70,7 @@ export class TerminalController {
       webmcp: webmcpValue(o.webmcp),
       onResize: (size) => this.options.onResize?.(size),
       onTitle: (title) => this.options.onTitle?.(title),
+      onAgent: (activity) => this.options.onAgent?.(activity),
     });
     this.webmcpKey = webmcpKey(o.webmcp);
     this.size = [o.cols, o.rows];

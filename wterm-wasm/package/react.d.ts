@@ -1,6 +1,6 @@
 // wterm-wasm/react: the terminal as a React component.
 import type { ForwardRefExoticComponent, HTMLAttributes, RefAttributes } from "react";
-import type { WTerm, WTermSize, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type { WTerm, WTermSize, WTermAgentActivity, WTermWebMCPOptions } from "./wterm_wasm.js";
 import type { RelayOptions } from "./relay.js";
 
 /** The `relay` prop: `attachToRelay`'s options (see wterm-wasm/relay). */
@@ -35,6 +35,11 @@ export interface TerminalProps extends Omit<HTMLAttributes<HTMLDivElement>, "onR
   onResize?: (size: WTermSize) => void;
   /** The program set the window title (OSC 0/2). */
   onTitle?: (title: string) => void;
+  /**
+   * An agent read or wrote the terminal: `{kind: "read" | "write", tool, at, source:
+   * "webmcp" | "relay"}` (its WebMCP tools, or an MCP client through the relay).
+   */
+  onAgent?: (activity: WTermAgentActivity) => void;
   /** Attach to a wterm-relay session: a real shell. */
   relay?: TerminalRelayProp;
   /** Focus the terminal once it is ready. */

@@ -12,6 +12,7 @@ const OPTION_PROPS = [
   "onData",
   "onResize",
   "onTitle",
+  "onAgent",
   "relay",
   "autoFocus",
   "onReady",

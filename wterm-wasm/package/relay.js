@@ -13,6 +13,8 @@
 //   at most INPUT_FRAME_BYTES each; input made while not attached waits (PENDING_INPUT_MAX_BYTES);
 //   {"type":"resize","cols","rows"} asks the relay to resize the PTY;
 // - {"type":"exit","code"} (then close 1000), {"type":"error","reason"};
+// - {"type":"agent","kind","tool","at"}: an MCP client read or wrote the session through the
+//   relay; passed to the terminal's "agent" listeners with `term.reportAgent` (source "relay");
 // - {"type":"title","data"} is not used: the title reaches the terminal in the output itself
 //   (OSC 0/2, and the snapshot sets the session's title), so `onTitle` follows the terminal's
 //   own title events; one route, right after an attach, a reload and a resync alike;
@@ -244,6 +246,15 @@ export function attachToRelay(term, options) {
           setStatus("open");
         } else {
           followRelay(msg.cols, msg.rows);
+        }
+        break;
+      case "agent":
+        if (typeof term.reportAgent === "function") {
+          try {
+            term.reportAgent({ kind: msg.kind, tool: String(msg.tool), at: typeof msg.at === "number" ? msg.at : undefined });
+          } catch (e) {
+            console.error("wterm-wasm/relay: an agent frame was not understood:", e);
+          }
         }
         break;
       case "exit":

@@ -1,5 +1,5 @@
 // wterm-wasm/svelte: the terminal as a Svelte action (Svelte 4 and 5).
-import type { WTerm, WTermSize, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type { WTerm, WTermSize, WTermAgentActivity, WTermWebMCPOptions } from "./wterm_wasm.js";
 import type { RelayOptions } from "./relay.js";
 
 /**
@@ -28,6 +28,11 @@ export interface TerminalOptions {
   onResize?: (size: WTermSize) => void;
   /** The program set the window title (OSC 0/2). */
   onTitle?: (title: string) => void;
+  /**
+   * An agent read or wrote the terminal: `{kind: "read" | "write", tool, at, source:
+   * "webmcp" | "relay"}` (its WebMCP tools, or an MCP client through the relay).
+   */
+  onAgent?: (activity: WTermAgentActivity) => void;
   /** Attach to a wterm-relay session: a real shell. */
   relay?: RelayOptions;
   /** Focus the terminal once it is ready. */

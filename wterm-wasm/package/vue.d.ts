@@ -1,6 +1,6 @@
 // wterm-wasm/vue: the terminal as a Vue 3 component.
 import type { DefineComponent } from "vue";
-import type { WTerm, WTermSize, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type { WTerm, WTermSize, WTermAgentActivity, WTermWebMCPOptions } from "./wterm_wasm.js";
 import type { RelayOptions } from "./relay.js";
 
 /**
@@ -33,6 +33,11 @@ export interface TerminalProps {
   onResize?: (size: WTermSize) => void;
   /** `@title`: the program set the window title (OSC 0/2). */
   onTitle?: (title: string) => void;
+  /**
+   * `@agent`: an agent read or wrote the terminal: `{kind: "read" | "write", tool, at, source:
+   * "webmcp" | "relay"}` (its WebMCP tools, or an MCP client through the relay).
+   */
+  onAgent?: (activity: WTermAgentActivity) => void;
   /** `@ready`: called once with the WTerm when it is initialized. */
   onReady?: (term: WTerm) => void;
 }

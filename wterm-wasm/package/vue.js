@@ -13,11 +13,12 @@ export const Terminal = defineComponent({
     scrollback: { type: Number, default: undefined },
     relay: { type: Object, default: undefined },
     autoFocus: { type: Boolean, default: false },
-    // Declared as props (not emits), so that `@data`, `@resize`, `@title` and `@ready` arrive
+    // Declared as props (not emits), so that `@data`, `@resize`, `@title`, `@agent` and `@ready` arrive
     // here and the terminal knows whether anyone listens for data (else it echoes locally).
     onData: { type: Function, default: undefined },
     onResize: { type: Function, default: undefined },
     onTitle: { type: Function, default: undefined },
+    onAgent: { type: Function, default: undefined },
     onReady: { type: Function, default: undefined },
   },
   setup(props, { expose }) {
@@ -35,6 +36,7 @@ export const Terminal = defineComponent({
       onData: props.onData,
       onResize: props.onResize,
       onTitle: props.onTitle,
+      onAgent: props.onAgent,
       onReady: (t) => {
         term.value = markRaw(t);
         props.onReady?.(t);
@@ -46,7 +48,7 @@ export const Terminal = defineComponent({
     });
     // Deep, so that changing a field of a reactive webmcp or relay object applies too.
     watch(
-      () => [props.webmcp, props.cols, props.rows, props.relay, props.onData, props.onResize, props.onTitle],
+      () => [props.webmcp, props.cols, props.rows, props.relay, props.onData, props.onResize, props.onTitle, props.onAgent],
       () => controller?.update(options()),
       { deep: true },
     );

@@ -77,23 +77,37 @@ pub(crate) struct Callbacks {
     pub(crate) resize: Listeners,
     /// `onTitle(title: string)` and `"title"` listeners.
     pub(crate) title: Listeners,
+    /// `"agent"` listeners: an agent read or wrote the terminal ([`agent_event`]).
+    pub(crate) agent: Listeners,
 }
 
 impl Callbacks {
     /// The listeners for an event name of `addListener`/`removeListener`.
     ///
-    /// Errors: `"type must be \"data\", \"resize\" or \"title\"; got {value}"`.
+    /// Errors: `"type must be \"data\", \"resize\", \"title\" or \"agent\"; got {value}"`.
     pub(crate) fn of_type(&mut self, kind: &JsValue) -> Result<&mut Listeners, JsError> {
         match kind.as_string().as_deref() {
             Some("data") => Ok(&mut self.data),
             Some("resize") => Ok(&mut self.resize),
             Some("title") => Ok(&mut self.title),
+            Some("agent") => Ok(&mut self.agent),
             _ => Err(JsError::new(&format!(
-                "type must be \"data\", \"resize\" or \"title\"; got {}",
+                "type must be \"data\", \"resize\", \"title\" or \"agent\"; got {}",
                 describe(kind)
             ))),
         }
     }
+}
+
+/// The argument of an `"agent"` listener (`WTermAgentActivity`): `{kind: "read"|"write", tool,
+/// at: epoch milliseconds, source: "webmcp"|"relay"}`.
+pub(crate) fn agent_event(kind: &str, tool: &str, at: f64, source: &str) -> JsValue {
+    let o = Object::new();
+    set(&o, "kind", kind);
+    set(&o, "tool", tool);
+    set(&o, "at", at);
+    set(&o, "source", source);
+    o.into()
 }
 
 /// The parsed constructor options (`WTermOptions` in the TypeScript declarations).
@@ -320,7 +334,7 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
     if !is_plain_object(v) {
         return Err(JsError::new(&format!(
             "options must be an object {{cols?, rows?, scrollback?, webmcp?, onData?, onResize?, \
-             onTitle?}}; got {}",
+             onTitle?, onAgent?}}; got {}",
             describe(v)
         )));
     }
@@ -340,6 +354,7 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
             data: Listeners::from_option(opt_function(&get("onData")?, "onData")?),
             resize: Listeners::from_option(opt_function(&get("onResize")?, "onResize")?),
             title: Listeners::from_option(opt_function(&get("onTitle")?, "onTitle")?),
+            agent: Listeners::from_option(opt_function(&get("onAgent")?, "onAgent")?),
         },
     })
 }

@@ -81,6 +81,8 @@ export interface WTermOptions {
   onResize?: (size: WTermSize) => void;
   /** Called when the program sets the window title (OSC 0/2). */
   onTitle?: (title: string) => void;
+  /** Called when an agent reads or writes the terminal (WebMCP tools; the relay's MCP clients). */
+  onAgent?: (activity: WTermAgentActivity) => void;
 }
 
 /** Event names of `addListener` / `removeListener`, with the argument each listener gets. */
@@ -91,11 +93,26 @@ export interface WTermEventMap {
   resize: WTermSize;
   /** What `onTitle` gets: the title the program set ("" when cleared). */
   title: string;
+  /** An agent read or wrote the terminal: an in-page WebMCP tool, or (`reportAgent`) the relay. */
+  agent: WTermAgentActivity;
+}
+
+/** One agent call on a terminal, as the `agent` listeners get it. */
+export interface WTermAgentActivity {
+  /** "read": it read the screen; "write": it typed, pressed keys or ran a command. */
+  kind: "read" | "write";
+  /** The tool: `read_terminal`, `type_in_terminal`, `press_terminal_keys` (WebMCP), or the
+   * relay's MCP tool (`read_screen`, `send_input`, `send_keys`, `run_command`, ...). */
+  tool: string;
+  /** When, in epoch milliseconds. */
+  at: number;
+  /** "webmcp": an agent in this page; "relay": an MCP client through the relay. */
+  source: "webmcp" | "relay";
 }
 
 export interface WTerm {
   /**
-   * Adds a listener called after the option's callback (`onData`, `onResize`, `onTitle`) and
+   * Adds a listener called after the option's callback (`onData`, `onResize`, `onTitle`, `onAgent`) and
    * the listeners added before it. Adding the same function twice adds it once. While any
    * `data` listener is added, input is not echoed locally (as with `onData`).
    */
@@ -275,7 +292,8 @@ impl WTerm {
     }
 
     /// `addListener(type, listener)`: calls `listener` on each `"data"` (a string for the
-    /// program), `"resize"` (`{cols, rows}`) or `"title"` (a string) event, after the
+    /// program), `"resize"` (`{cols, rows}`), `"title"` (a string) or `"agent"`
+    /// (`{kind, tool, at, source}`: an agent read or wrote the terminal) event, after the
     /// options' callback and the listeners added earlier. Adding a listener twice adds it once.
     /// While a `"data"` listener is added, input is not echoed locally, as with `onData`. An
     /// event already being delivered when a listener is added or removed may still skip or
@@ -310,7 +328,7 @@ impl WTerm {
     /// `removeListener(type, listener)`: undoes `addListener`. Removing a function that was
     /// not added does nothing; the options' callbacks cannot be removed.
     ///
-    /// Throws when `type` is not `"data"`, `"resize"` or `"title"`.
+    /// Throws when `type` is not `"data"`, `"resize"`, `"title"` or `"agent"`.
     #[wasm_bindgen(js_name = removeListener, skip_typescript)]
     pub fn remove_listener(
         &self,
@@ -322,6 +340,38 @@ impl WTerm {
         if let Some(f) = listener.dyn_ref::<js_sys::Function>() {
             listeners.remove(f);
         }
+        Ok(())
+    }
+
+    /// `reportAgent({kind, tool, at?})`: tells the `"agent"` listeners that an agent outside
+    /// the page (an MCP client through the relay) read or wrote this terminal; they get
+    /// `{kind, tool, at, source: "relay"}` (`at` defaults to now). The relay client calls it for
+    /// the relay's `agent` frames.
+    ///
+    /// Throws (naming what is accepted) when `kind` is not `"read"` or `"write"`, `tool` not a
+    /// string, or `at` given and not a number.
+    #[wasm_bindgen(js_name = reportAgent)]
+    pub fn report_agent(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{kind: \"read\" | \"write\", tool: string, at?: number}")]
+        activity: JsValue,
+    ) -> Result<(), JsError> {
+        const ACCEPTED: &str =
+            "reportAgent takes {kind: \"read\" | \"write\", tool: string, at?: number}";
+        let get = |k: &str| js_sys::Reflect::get(&activity, &JsValue::from_str(k)).ok();
+        let kind = get("kind").and_then(|v| v.as_string());
+        let tool = get("tool").and_then(|v| v.as_string());
+        let at = get("at").unwrap_or(JsValue::UNDEFINED);
+        let at = if at.is_undefined() { Some(js_sys::Date::now()) } else { at.as_f64() };
+        let (Some(kind @ ("read" | "write")), Some(tool), Some(at)) = (kind.as_deref(), tool, at) else {
+            return Err(JsError::new(ACCEPTED));
+        };
+        let mut out = Outbox::default();
+        let inner = self.shared.try_borrow().map_err(|_| busy())?;
+        let event = crate::js::agent_event(kind, &tool, at, "relay");
+        inner.callbacks.agent.queue(&mut out, event);
+        drop(inner);
+        out.deliver();
         Ok(())
     }
 

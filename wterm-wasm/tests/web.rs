@@ -246,8 +246,45 @@ async fn a_data_listener_stops_local_echo_until_removed() {
     let (f, _) = recorder();
     assert_eq!(
         message(t.add_listener("input".into(), f)),
-        "type must be \"data\", \"resize\" or \"title\"; got \"input\""
+        "type must be \"data\", \"resize\", \"title\" or \"agent\"; got \"input\""
     );
+
+    // "agent": reportAgent (the relay client's route for MCP clients) reaches the listeners
+    // with source "relay"; a kind other than read/write throws and tells nobody.
+    let seen = Rc::new(RefCell::new(Vec::<String>::new()));
+    let s = seen.clone();
+    let agent = Closure::<dyn FnMut(JsValue)>::new(move |a: JsValue| {
+        s.borrow_mut().push(js_sys::JSON::stringify(&a).unwrap().into());
+    })
+    .into_js_value();
+    t.add_listener("agent".into(), agent).unwrap();
+    let activity = |kind: &str, at: Option<f64>| {
+        let o = js_sys::Object::new();
+        js_sys::Reflect::set(&o, &"kind".into(), &kind.into()).unwrap();
+        js_sys::Reflect::set(&o, &"tool".into(), &"send_input".into()).unwrap();
+        if let Some(at) = at {
+            js_sys::Reflect::set(&o, &"at".into(), &at.into()).unwrap();
+        }
+        JsValue::from(o)
+    };
+    t.report_agent(activity("write", Some(1234.0))).unwrap();
+    assert_eq!(
+        *seen.borrow(),
+        [r#"{"kind":"write","tool":"send_input","at":1234,"source":"relay"}"#]
+    );
+    assert_eq!(
+        message(t.report_agent(activity("look", None))),
+        "reportAgent takes {kind: \"read\" | \"write\", tool: string, at?: number}"
+    );
+    let before = js_sys::Date::now();
+    t.report_agent(activity("read", None)).unwrap();
+    assert_eq!(seen.borrow().len(), 2);
+    assert!(seen.borrow()[1].contains(r#""kind":"read""#));
+    let at: f64 = js_sys::Reflect::get(&js_sys::JSON::parse(&seen.borrow()[1]).unwrap(), &"at".into())
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    assert!(at >= before, "at defaults to now");
     t.destroy().unwrap();
 }
 

@@ -120,6 +120,12 @@ impl Broker {
                     Refusal::PersistFailed
                 })?;
             *self.settings.write().unwrap_or_else(|e| e.into_inner()) = next.clone();
+            // `default_mode` and the switch decide what callers may do: waits check again.
+            for session in self.registry.sessions() {
+                if let Some(state) = WindowState::of(&session) {
+                    state.access_changed();
+                }
+            }
         }
         Ok(next)
     }

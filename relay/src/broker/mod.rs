@@ -13,10 +13,12 @@
 //! - [`store`]: `webterm_mcp_windows.json`, each window's settings across restarts;
 //! - [`read`], [`frames`]: `/mcp/read`'s views, hashes, waits, deltas and style runs;
 //! - [`shell`]: what a window's shell reported about its commands (state, last command);
+//! - [`activity`]: the `agent` frame that tells a window's pages an agent read or wrote it;
 //! - [`page`]: the page realm's services (`/mcp/config`, `/session/mcp`).
 //!
 //! Windows are the relay's sessions, and a window id is its session id.
 
+pub mod activity;
 pub mod frames;
 pub mod hub;
 pub mod ops;

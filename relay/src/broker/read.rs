@@ -518,14 +518,15 @@ pub async fn read_after(
     window: &WindowState,
     args: &ReadArgs,
     before: Origin,
-) -> ReadAnswer {
+    gate: Gate<'_>,
+) -> Result<ReadAnswer, Refusal> {
     let after = Origin::now(session, window);
     let origin = Origin {
         start_row: before.start_row,
         quiet_from: Some(Instant::now()),
         ..after
     };
-    read_from(session, window, args, &origin).await
+    read_from(session, window, args, &origin, gate).await
 }
 
 /// The first finished command with id ≥ `id`.
@@ -639,25 +640,50 @@ fn evaluate(
 /// Reads `session` per `args`: waits (bounded by `args.timeout`) when asked, answers a delta
 /// when `since` allows, adds style runs when asked. The answered frame is remembered in the
 /// window's frame cache for later `since` reads.
-pub async fn read(session: &Session, window: &WindowState, args: &ReadArgs) -> ReadAnswer {
+pub async fn read(
+    session: &Session,
+    window: &WindowState,
+    args: &ReadArgs,
+    gate: Gate<'_>,
+) -> Result<ReadAnswer, Refusal> {
     let origin = Origin::now(session, window);
-    read_from(session, window, args, &origin).await
+    read_from(session, window, args, &origin, gate).await
 }
 
+/// Asked again during a wait whenever the window's access may have changed
+/// ([`WindowState::access_changed`]): `Err` with the refusal a new call would get ends the wait
+/// with it.
+pub type Gate<'a> = &'a (dyn Fn() -> Result<(), Refusal> + Sync);
+
 /// [`read`] counting from `origin` (`run_command` takes it before it types).
+///
+/// A wait ends with `gate`'s refusal (`unknown_or_off`, `mcp_disabled`) as soon as the window's
+/// mode or the relay's settings change so that the caller may no longer read it: it never
+/// answers a screen the caller could not read by a new call, and the refusal is what that call
+/// would get, so the agent learns the person took the window back.
 pub async fn read_from(
     session: &Session,
     window: &WindowState,
     args: &ReadArgs,
     origin: &Origin,
-) -> ReadAnswer {
+    gate: Gate<'_>,
+) -> Result<ReadAnswer, Refusal> {
     let deadline = Instant::now() + args.timeout;
     let mut changes = session.subscribe();
+    let mut access = window.subscribe_access();
+    // The access epoch last checked: `changed()` in the select below marks a change seen, so
+    // the loop compares values rather than asking `has_changed`.
+    let mut checked = *access.borrow_and_update();
     let ended = session.wait_ended();
     tokio::pin!(ended);
     let mut quiet = None;
     let (snap, matched) = loop {
         changes.borrow_and_update();
+        let epoch = *access.borrow_and_update();
+        if epoch != checked {
+            checked = epoch;
+            gate()?;
+        }
         let snap = snapshot(session, args, origin);
         let Some(wait) = &args.wait else {
             break (snap, None);
@@ -673,6 +699,7 @@ pub async fn read_from(
         let wake = idle_at.map_or(deadline, |at| at.min(deadline));
         tokio::select! {
             _ = changes.changed() => {}
+            _ = access.changed() => {}
             () = tokio::time::sleep_until(wake) => {}
             () = &mut ended => {}
         }
@@ -690,7 +717,7 @@ pub async fn read_from(
             record.map(|r| CommandAnswer::of(t, r, epoch_ms()))
         });
     }
-    a
+    Ok(a)
 }
 
 fn answer(

@@ -10,6 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
+use tokio::sync::watch;
 
 use super::frames::FrameCache;
 use crate::ground::limits::MAX_SCOPE_CHARS;
@@ -216,6 +217,11 @@ pub struct WindowState {
     pub launch_title: Option<String>,
     frames: Mutex<FrameCache>,
     submitted: Mutex<Option<Submitted>>,
+    /// Epoch milliseconds of the last read told to the pages (`broker::activity`); 0 = never.
+    read_notice_ms: AtomicU64,
+    /// Moves on whenever what a caller may do with the window may have changed (its own
+    /// settings, or the relay's `default_mode` and switch): waits re-check their access then.
+    access: watch::Sender<u64>,
 }
 
 /// A command line submitted (Enter) while the window's shell was reading one, as the broker's
@@ -240,6 +246,8 @@ impl WindowState {
             launch_title,
             frames: Mutex::new(FrameCache::default()),
             submitted: Mutex::new(None),
+            read_notice_ms: AtomicU64::new(0),
+            access: watch::Sender::new(0),
         }
     }
 
@@ -280,6 +288,30 @@ impl WindowState {
     /// `Broker::commit_meta`).
     pub fn set_meta(&self, meta: WindowMeta) {
         *self.meta.lock().unwrap_or_else(|e| e.into_inner()) = meta;
+        self.access_changed();
+    }
+
+    /// Wakes the waits on this window so they check their caller's access again (after a
+    /// change of its settings or of the relay's).
+    pub fn access_changed(&self) {
+        self.access.send_modify(|v| *v = v.wrapping_add(1));
+    }
+
+    /// A receiver that sees [`WindowState::access_changed`].
+    pub fn subscribe_access(&self) -> watch::Receiver<u64> {
+        self.access.subscribe()
+    }
+
+    /// Whether a read at `now_ms` (epoch milliseconds) is told to the pages: true when the last
+    /// told read is at least `min_gap_ms` old (and then `now_ms` becomes the last one).
+    pub fn take_read_notice(&self, now_ms: u64, min_gap_ms: u64) -> bool {
+        let last = self.read_notice_ms.load(Ordering::Relaxed);
+        if last != 0 && now_ms.saturating_sub(last) < min_gap_ms {
+            return false;
+        }
+        self.read_notice_ms
+            .compare_exchange(last, now_ms.max(1), Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// The default pause between `/mcp/keys` tokens, in milliseconds (not persisted).
@@ -320,6 +352,15 @@ mod tests {
         ] {
             assert!(Scope::parse(bad).is_none(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn read_notices_are_rate_limited() {
+        let w = WindowState::new("shell", None, WindowMeta::default());
+        assert!(w.take_read_notice(10_000, 1_000));
+        assert!(!w.take_read_notice(10_999, 1_000));
+        assert!(w.take_read_notice(11_000, 1_000));
+        assert!(!w.take_read_notice(11_500, 1_000));
     }
 
     #[test]

@@ -325,3 +325,10 @@ pub const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
 /// full the kernel drops new handshakes and the client retries after a second, so under a
 /// flood of new connections a larger queue keeps the owner's page from waiting on that retry.
 pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// The shortest time between two `{"type":"agent","kind":"read"}` frames a window sends its
+/// attached pages, in milliseconds: an agent polling `read_screen` (or a wait loop) shows on
+/// the page as one read notice a second, not one frame per call. A read within this time of the
+/// window's last read notice is not told (it still happens). Writes are told every time: each
+/// one changes what the program gets.
+pub const AGENT_READ_NOTICE_MS: u64 = 1_000;

@@ -84,6 +84,17 @@ pub enum ToPage<'a> {
         /// The exit code.
         code: i32,
     },
+    /// (ext) An agent used this session through the relay's broker (an MCP client): `kind`
+    /// `"read"` or `"write"`, `tool` the MCP tool's name (`read_screen`, `send_input`, ...),
+    /// `at` epoch milliseconds. Carries no screen text, scope, token or caller identity.
+    Agent {
+        /// `"read"` or `"write"`.
+        kind: &'a str,
+        /// The MCP tool's name.
+        tool: &'a str,
+        /// When the call was admitted, epoch milliseconds.
+        at: u64,
+    },
     /// A message from the page was not understood, or the relay refused something.
     Error {
         /// A short code, such as `bad_message`.
@@ -485,6 +496,22 @@ impl Session {
         }
         out.clients.push(queue.clone());
         queue
+    }
+
+    /// Queues the text frame `text` (JSON, see [`ToPage`]) to every page attached now; pages
+    /// that fell behind drop it (as every text frame: their resync rebuilds what matters).
+    /// Never waits on a page. Returns how many pages it was queued to.
+    pub fn tell_pages(&self, text: &str) -> usize {
+        let out = self.out.lock();
+        for c in &out.clients {
+            c.push_text(text.to_owned());
+        }
+        out.clients.len()
+    }
+
+    /// How many pages are attached now.
+    pub fn pages(&self) -> usize {
+        self.out.lock().clients.len()
     }
 
     /// Detaches a page's queue; the session goes on.

@@ -13,7 +13,7 @@ use super::command::{self, CommandWait, NewFrom};
 use super::registry::Target;
 use super::wait::{WaitClock, WaitSpec};
 use crate::dom::{now_ms, Timeout};
-use crate::js::{quote, set};
+use crate::js::{quote, set, Outbox};
 use crate::limits::{
     DEFAULT_TIMEOUT_MS, MAX_IDLE_MS, MAX_KEYS, MAX_READ_LINES, MAX_TIMEOUT_MS, MAX_TYPE_BYTES,
     SUBMIT_DELAY_MS,
@@ -370,6 +370,17 @@ fn target(name: Option<&str>, writes: bool) -> Result<Target, String> {
     Ok(t)
 }
 
+/// Tells `t`'s `"agent"` listeners that this call of `tool` reads (`kind` `"read"`) or writes
+/// it; called once the call is accepted (its arguments and terminal), before it acts or waits.
+fn tell(t: &Target, kind: &str, tool: Tool) {
+    let mut out = Outbox::default();
+    if let Ok(inner) = t.term.try_borrow() {
+        let event = crate::js::agent_event(kind, tool.name(), now_ms(), "webmcp");
+        inner.callbacks.agent.queue(&mut out, event);
+    }
+    out.deliver();
+}
+
 fn busy(t: &Target) -> String {
     format!("terminal {} is busy; try again", quote(&t.name))
 }
@@ -401,6 +412,7 @@ fn pending_promise() -> (Promise, Settle) {
 fn read(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     let a = args::read(input)?;
     let t = target(a.terminal.as_deref(), false)?;
+    tell(&t, "read", Tool::Read);
     let shared: Shared = t.term.clone();
     let mut inner = shared.try_borrow_mut().map_err(|_| busy(&t))?;
     if !a.waits() {
@@ -451,6 +463,7 @@ fn read(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
 fn type_in(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     let a = args::type_text(input)?;
     let t = target(a.terminal.as_deref(), true)?;
+    tell(&t, "write", Tool::Type);
     let signal = client_signal(client);
     if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
         return Ok(Promise::reject(&s.reason()).into());
@@ -588,6 +601,7 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
 fn press(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     let a = args::press(input)?;
     let t = target(a.terminal.as_deref(), true)?;
+    tell(&t, "write", Tool::Press);
     let started = now_ms();
     // What a wait after the keys counts from, taken before they are pressed: the command
     // running now (Ctrl+C to it, then waitForCommand answers how it ended), else the last

@@ -4,6 +4,7 @@ use bytes::Bytes;
 use schemars::JsonSchema;
 use serde_json::{json, Value};
 
+use crate::broker::hub::Access;
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::ordered;
 use crate::broker::read::{self, after_from_fields, AfterFields, Origin, ReadArgs, AFTER_FIELDS};
@@ -85,7 +86,10 @@ impl Operation for Input {
         ordered::write(session, state, self.data).await;
         match self.after {
             None => Ok(json!({ "ok": true })),
-            Some(args) => Ok(json!(read::read_after(session, state, &args, before).await)),
+            Some(args) => {
+                let gate = || cx.still(Access::Read);
+                Ok(json!(read::read_after(session, state, &args, before, &gate).await?))
+            }
         }
     }
 }

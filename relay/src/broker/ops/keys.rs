@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde_json::{json, Value};
 use wterm_core::keys::{self, Chord};
 
+use crate::broker::hub::Access;
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::ordered;
 use crate::broker::read::{self, after_from_fields, AfterFields, Origin, ReadArgs, AFTER_FIELDS};
@@ -108,7 +109,10 @@ impl Operation for Keys {
     /// Each key encoded for the program's modes at the moment it is sent (DECCKM, kitty
     /// flags), paced by `delay` or the window's `pace_ms`, in order with the lines an Enter
     /// submits (`ordered`). A flush while keys are still being
-    /// paced stops the rest. Answers `{ok, sent}` with the number of keys sent.
+    /// paced stops the rest. Answers `{ok, sent}` with the number of keys sent. When the
+    /// window's mode drops (a person took it back) while keys are paced, the rest are not sent
+    /// and the answer is `{ok, sent, stopped: CODE}`, `CODE` the refusal a new call would get
+    /// (`read_only`, `unknown_or_off`, `mcp_disabled`), with no read after it.
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
@@ -120,7 +124,12 @@ impl Operation for Keys {
         }
         let before = Origin::now(session, state);
         let epoch = session.flush_epoch();
+        let mut access = state.subscribe_access();
+        access.borrow_and_update();
         let mut sent = 0usize;
+        // The refusal that stopped paced keys: the window's mode (or the relay's settings)
+        // changed between two keys so that this caller may no longer type.
+        let mut stopped = None;
         if delay.is_zero() {
             let bytes = session.inspect(|l| {
                 let modes = l.terminal.modes();
@@ -140,6 +149,13 @@ impl Operation for Keys {
                 if session.flush_epoch() != epoch {
                     break;
                 }
+                if access.has_changed().unwrap_or(false) {
+                    access.borrow_and_update();
+                    if let Err(refusal) = cx.still(Access::Write) {
+                        stopped = Some(refusal);
+                        break;
+                    }
+                }
                 let bytes = session.inspect(|l| keys::encode(*chord, &l.terminal.modes()));
                 if !ordered::write(session, state, Bytes::from(bytes)).await {
                     break;
@@ -147,10 +163,15 @@ impl Operation for Keys {
                 sent += 1;
             }
         }
+        if let Some(refusal) = stopped {
+            // No read after it: the caller may not be allowed to read either.
+            return Ok(json!({ "ok": true, "sent": sent, "stopped": refusal.code() }));
+        }
         match &self.after {
             None => Ok(json!({ "ok": true, "sent": sent })),
             Some(args) => {
-                let mut answer = json!(read::read_after(session, state, args, before).await);
+                let gate = || cx.still(Access::Read);
+                let mut answer = json!(read::read_after(session, state, args, before, &gate).await?);
                 answer["sent"] = json!(sent);
                 Ok(answer)
             }

@@ -26,6 +26,7 @@ use serde_json::{Map, Value};
 
 pub use spec::{Cx, HostArg, Method, Operation, Reply, Spec, Target};
 
+use crate::broker::activity;
 use crate::broker::hub::{Access, Broker};
 use crate::broker::window::Caller;
 use crate::ground::fields::{self, Fields};
@@ -187,6 +188,15 @@ async fn dispatch<O: Operation>(
     };
     let cx = Cx::new(broker, caller, window);
     let request = O::parse(&cx, &fields)?;
+    // Admitted: the window's pages are told before it runs (a wait or paced keys take time).
+    let kind = match O::SPEC.target {
+        Target::Read => Some(activity::Kind::Read),
+        Target::Write => Some(activity::Kind::Write),
+        Target::None | Target::Edit => None,
+    };
+    if let (Some(kind), Ok(window)) = (kind, cx.window()) {
+        activity::tell(window, kind, O::SPEC.tool);
+    }
     let answer = request.run(&cx).await?;
     Ok(Box::new(answer))
 }

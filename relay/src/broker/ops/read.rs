@@ -1,6 +1,7 @@
 //! `POST /mcp/read`, the `read_screen` tool. The request type and the reading itself (views,
 //! hashes, waits, deltas, style runs) are `broker::read`'s.
 
+use crate::broker::hub::Access;
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::read::{self, ReadAnswer, ReadArgs};
 use crate::broker::window::WindowState;
@@ -37,6 +38,6 @@ impl Operation for ReadArgs {
         let window = cx.window()?;
         let state = WindowState::of(&window.session).ok_or_else(unknown_or_off)?;
         read::check_command_wait(&window.session, &self)?;
-        Ok(read::read(&window.session, state, &self).await)
+        read::read(&window.session, state, &self, &|| cx.still(Access::Read)).await
     }
 }

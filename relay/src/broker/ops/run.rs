@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde_json::{json, Value};
 use wterm_core::keys::encode_typed;
 
+use crate::broker::hub::Access;
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::ordered;
 use crate::broker::read::{self, Origin, ReadArgs, Wait};
@@ -150,7 +151,8 @@ impl Operation for RunCommand {
             timeout: self.timeout,
             ..ReadArgs::default()
         };
-        let answer = read::read_from(session, state, &args, &origin).await;
+        let gate = || cx.still(Access::Read);
+        let answer = read::read_from(session, state, &args, &origin, &gate).await?;
         let mut out = match &answer.command {
             Some(c) => json!(c),
             // The shell never reported the command starting (it may wait for more of the line,

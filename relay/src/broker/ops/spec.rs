@@ -7,7 +7,7 @@ use std::future::Future;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::broker::hub::{Broker, Window};
+use crate::broker::hub::{Access, Broker, Window};
 use crate::broker::window::Caller;
 use crate::ground::fields::Fields;
 use crate::ground::refusal::unknown_or_off;
@@ -114,6 +114,17 @@ impl<'a> Cx<'a> {
     /// without one (a programming error the list's tests rule out).
     pub fn window(&self) -> Result<&Window, Refusal> {
         self.window.as_ref().ok_or_else(unknown_or_off)
+    }
+
+    /// Whether the caller may still use the window for `access`, asked again now (a wait or a
+    /// paced write in progress, after the window's mode or the relay's settings changed): the
+    /// refusal a new call would get (`mcp_disabled`, `unknown_or_off`, `read_only`), else `Ok`.
+    pub fn still(&self, access: Access) -> Result<(), Refusal> {
+        if !self.broker.settings().stored.enabled {
+            return Err(Refusal::McpDisabled);
+        }
+        let id = self.window()?.session.id();
+        self.broker.resolve(self.caller, id, access).map(|_| ())
     }
 }
 

@@ -1,6 +1,6 @@
 // Type-checks the package's declarations as an app sees them (tsc -p typecheck, strict, with
 // skipLibCheck off so the .d.ts files themselves are checked too). Never run.
-import init, { WTerm, type WTermOptions, type WTermSize, type WTermWebMCPOptions } from "wterm-wasm";
+import init, { WTerm, type WTermAgentActivity, type WTermOptions, type WTermSize, type WTermWebMCPOptions } from "wterm-wasm";
 import { attachToRelay, RelayError, type RelayConnection, type RelayStatus } from "wterm-wasm/relay";
 import { terminal, type TerminalOptions } from "wterm-wasm/svelte";
 import { Terminal as VueTerminal, type TerminalProps as VueProps } from "wterm-wasm/vue";
@@ -17,6 +17,7 @@ export async function vanilla(el: HTMLElement): Promise<void> {
     onData: (d: string) => void d.length,
     onResize: ({ cols, rows }: WTermSize) => void (cols + rows),
     onTitle: (t: string) => void t.length,
+    onAgent: (a: WTermAgentActivity) => void (a.kind === "read" && a.source === "relay" && a.at + a.tool.length),
   };
   const term = new WTerm(el, options);
   await term.init();
@@ -35,6 +36,13 @@ export async function vanilla(el: HTMLElement): Promise<void> {
   term.addListener("data", onData);
   term.addListener("resize", (s) => void (s.cols + s.rows));
   term.addListener("title", (t) => void t.toUpperCase());
+  term.addListener("agent", (a) => void (a.kind === "write" && a.source === "webmcp" && a.tool.toUpperCase()));
+  term.reportAgent({ kind: "read", tool: "read_screen" });
+  term.reportAgent({ kind: "write", tool: "send_input", at: Date.now() });
+  // @ts-expect-error kind is "read" or "write"
+  term.reportAgent({ kind: "look", tool: "x" });
+  // @ts-expect-error an agent listener gets an activity, not a string
+  term.addListener("agent", (a: string) => void a);
   term.removeListener("data", onData);
   // @ts-expect-error not an event name
   term.addListener("input", () => {});
@@ -65,6 +73,7 @@ export function svelteAction(el: HTMLElement): void {
     webmcp: { name: "s" },
     relay: { url: new URL("http://127.0.0.1:7681"), token: "t" },
     onReady: (t: WTerm) => t.focus(),
+    onAgent: (a) => void (a.kind === "read" && a.tool),
   };
   const action = terminal(el, options);
   action.update({ webmcp: false, cols: 90 });
@@ -72,6 +81,11 @@ export function svelteAction(el: HTMLElement): void {
 }
 
 export function vueRender() {
-  const props: VueProps = { webmcp: true, onData: (d: string) => void d, autoFocus: true };
+  const props: VueProps = {
+    webmcp: true,
+    onData: (d: string) => void d,
+    onAgent: (a: WTermAgentActivity) => void a.source,
+    autoFocus: true,
+  };
   return h(VueTerminal, props);
 }

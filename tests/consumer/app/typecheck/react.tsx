@@ -17,6 +17,7 @@ export function Shell(props: { token: string; readOnly: boolean }) {
       onData={(d) => term.current?.write(d)}
       onResize={({ cols, rows }) => void (cols * rows)}
       onTitle={(t) => (document.title = t)}
+      onAgent={(a) => void (a.kind === "write" && a.source === "relay" && a.tool)}
       onReady={(t) => t.focus()}
       autoFocus
     />
