@@ -163,8 +163,14 @@ pub async fn run(
         let _ = writeln!(err, "{warning}");
         let _ = err.flush();
     }
-    let url = format!("http://{}/#token={token}", reachable(local));
-    let state = AppState::new(config, local.port(), format!("http://{}", browsable(local)));
+    let page_url = format!("http://{}/", reachable(local));
+    let url = format!("{page_url}#token={token}");
+    let state = AppState::new(
+        config,
+        local.port(),
+        format!("http://{}", browsable(local)),
+        page_url,
+    );
     {
         let mut out = io::stdout().lock();
         let _ = writeln!(out, "wterm-relay listening on {url}");

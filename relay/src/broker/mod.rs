@@ -13,10 +13,12 @@
 //! - [`store`]: `webterm_mcp_windows.json`, each window's settings across restarts;
 //! - [`read`], [`frames`]: `/mcp/read`'s views, hashes, waits, deltas and style runs;
 //! - [`shell`]: what a window's shell reported about its commands (state, last command);
-//! - [`page`]: the page realm's services (`/mcp/config`, `/session/mcp`).
+//! - [`page`]: the page realm's services (`/mcp/config`, `/session/mcp`);
+//! - [`audit`]: the audit log, one hash-chained record per agent action and refusal.
 //!
 //! Windows are the relay's sessions, and a window id is its session id.
 
+pub mod audit;
 pub mod frames;
 pub mod hub;
 pub mod ops;

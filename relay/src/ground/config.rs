@@ -65,6 +65,11 @@ pub struct ServeArgs {
     /// says terminals:false. The page's own sessions are not affected.
     #[arg(long)]
     pub no_terminals: bool,
+    /// Write a record to the audit log for every successful read by an MCP client
+    /// (`read_screen`, `list_terminals`, `mcp_info`, ...), not just count them per window.
+    /// Actions and refusals are always recorded.
+    #[arg(long)]
+    pub audit_reads: bool,
 }
 
 /// Where a page token came from.
@@ -108,6 +113,8 @@ pub struct Config {
     /// Whether the relay injects shell integration into the shells it starts
     /// (`--no-shell-integration` turns it off; see [`Config::without_shell_integration`]).
     pub shell_integration: bool,
+    /// Whether successful reads get audit records (`--audit-reads`); else they are counted.
+    pub audit_reads: bool,
 }
 
 /// Why the configuration could not be resolved; says what was wrong and what is accepted.
@@ -252,6 +259,7 @@ impl Config {
             profiles,
             terminals: !args.no_terminals,
             shell_integration: true,
+            audit_reads: args.audit_reads,
         })
     }
 
@@ -594,6 +602,7 @@ mod tests {
             shell: None,
             config: None,
             no_terminals: false,
+            audit_reads: false,
         }
     }
 
