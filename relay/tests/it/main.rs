@@ -1,5 +1,6 @@
 //! Integration tests of the real `wterm-relay` binary: one test binary, one module per topic.
 
+mod audit;
 mod commands;
 mod flood;
 mod ladder;
