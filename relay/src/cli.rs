@@ -1,7 +1,12 @@
 //! The command line: [`Cli`] parses it into an [`Action`] (serve, `mcp`, `mcp-config`,
-//! `shell-integration`).
+//! `shell-integration`, `audit verify`).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+
+use crate::broker::audit;
 
 use crate::ground::config::ServeArgs;
 use crate::ground::shell_integration::ShellKind;
@@ -42,6 +47,12 @@ enum Command {
     Mcp(crate::mcp::cli::McpArgs),
     /// Print a ready .mcp.json for this relay (HTTP form; --stdio for the stdio form).
     McpConfig(crate::mcp::cli::McpConfigArgs),
+    /// Work with the audit log of the relay's state directory.
+    Audit {
+        /// What to do.
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
     /// Print the shell integration script for SHELL, for a shell the relay does not start
     /// (source it from the shell's startup file; see the README).
     ShellIntegration {
@@ -49,6 +60,70 @@ enum Command {
         #[arg(value_enum)]
         shell: ShellKind,
     },
+}
+
+/// `wterm-relay audit ...`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum AuditCommand {
+    /// Check the audit log's hash chain: exits 0 with "N records, chain intact", else 1 naming
+    /// the first bad record (file, line, seq, and whether it was edited, removed, reordered or
+    /// damaged); 2 when there is nothing to check.
+    Verify(VerifyArgs),
+}
+
+/// `wterm-relay audit verify`'s options.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    /// The relay's state directory (its audit/ files are checked, oldest first). Default: as
+    /// `serve`: $XDG_STATE_HOME/wterm-relay, else ~/.local/state/wterm-relay.
+    #[arg(long, value_name = "DIR", conflicts_with = "files")]
+    pub state_dir: Option<PathBuf>,
+    /// Audit files to check instead, oldest first (the chain must run on from one to the next).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs `audit verify`: the exit code and the one line to print (on stdout for 0, stderr
+/// otherwise).
+pub fn audit_verify(args: &VerifyArgs, env: impl Fn(&str) -> Option<OsString>) -> (u8, String) {
+    let files = if args.files.is_empty() {
+        let Some(state) = args
+            .state_dir
+            .clone()
+            .or_else(|| crate::ground::config::default_state_dir(&env))
+        else {
+            return (
+                2,
+                "no state directory: give --state-dir DIR or audit files".into(),
+            );
+        };
+        let dir = state.join(audit::AUDIT_DIR);
+        let files = audit::files(&dir);
+        if files.is_empty() {
+            return (2, format!("no audit files in {}", dir.display()));
+        }
+        files
+    } else {
+        args.files.clone()
+    };
+    match audit::verify(&files) {
+        Ok(v) => {
+            let start = match v.first_seq {
+                Some(s) if s > 1 => format!(" (from seq {s}: older files were rotated away)"),
+                _ => String::new(),
+            };
+            (
+                0,
+                format!(
+                    "{} records in {} file{}, chain intact{start}",
+                    v.records,
+                    v.files,
+                    if v.files == 1 { "" } else { "s" }
+                ),
+            )
+        }
+        Err(fault) => (1, format!("chain broken at {fault}")),
+    }
 }
 
 /// What the command line asks for.
@@ -62,6 +137,8 @@ pub enum Action {
     McpConfig(crate::mcp::cli::McpConfigArgs),
     /// `wterm-relay shell-integration SHELL`: print that shell's script.
     ShellIntegration(ShellKind),
+    /// `wterm-relay audit verify`.
+    AuditVerify(VerifyArgs),
 }
 
 impl Cli {
@@ -72,6 +149,9 @@ impl Cli {
             Some(Command::Mcp(args)) => Action::Mcp(args),
             Some(Command::McpConfig(args)) => Action::McpConfig(args),
             Some(Command::ShellIntegration { shell }) => Action::ShellIntegration(shell),
+            Some(Command::Audit {
+                command: AuditCommand::Verify(args),
+            }) => Action::AuditVerify(args),
             None => Action::Serve(self.serve),
         }
     }

@@ -130,12 +130,14 @@ pub async fn run(
         let _ = writeln!(err, "{warning}");
         let _ = err.flush();
     }
-    let url = format!("{scheme}://{}/#token={token}", reachable(local));
+    let page_url = format!("{scheme}://{}/", reachable(local));
+    let url = format!("{page_url}#token={token}");
     let tls = config.tls.clone().map(tokio_rustls::TlsAcceptor::from);
     let state = AppState::new(
         config,
         local.port(),
         format!("{scheme}://{}", browsable(local)),
+        page_url,
     );
     {
         let mut out = io::stdout().lock();

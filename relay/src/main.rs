@@ -81,6 +81,15 @@ fn main() -> ExitCode {
             print!("{}", shell.script());
             return ExitCode::SUCCESS;
         }
+        Action::AuditVerify(args) => {
+            let (code, line) = wterm_relay::cli::audit_verify(&args, |k| std::env::var_os(k));
+            if code == 0 {
+                println!("{line}");
+            } else {
+                eprintln!("wterm-relay audit verify: {line}");
+            }
+            return ExitCode::from(code);
+        }
     };
     init_logging("info");
     let config = match Config::resolve(args.args) {

@@ -36,11 +36,12 @@ pub struct Shared {
 }
 
 impl AppState {
-    /// State for a relay bound to `port`; `local_url` is its base URL on loopback.
-    pub fn new(config: Config, port: u16, local_url: String) -> Self {
+    /// State for a relay bound to `port`; `local_url` is its base URL on loopback, `page_url`
+    /// the page's URL as printed, without the token.
+    pub fn new(config: Config, port: u16, local_url: String, page_url: String) -> Self {
         let shell = Program::shell(&config.shell).with_shell_integration(config.shell_integration);
         let registry = Registry::new(shell, Some(&config.state_dir), config.memory_budget);
-        let broker = Arc::new(Broker::new(&config, local_url, registry.clone()));
+        let broker = Arc::new(Broker::new(&config, local_url, page_url, registry.clone()));
         AppState(Arc::new(Shared {
             config,
             port,

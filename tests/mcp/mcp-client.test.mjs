@@ -24,8 +24,9 @@ import { BIN, startRelay, wrap, httpClient, rand } from "./harness.mjs";
 const TOOLS = [
   "mcp_info", "list_terminals", "read_screen", "send_input", "send_keys", "reset_terminal",
   "flush_input", "set_pace", "list_profiles", "launch_terminal", "set_window", "run_command",
+  "watch_url",
 ];
-const READ_ONLY = ["mcp_info", "list_terminals", "list_profiles", "read_screen"];
+const READ_ONLY = ["mcp_info", "list_terminals", "list_profiles", "read_screen", "watch_url"];
 const PROMPT = "(?m)^\\$ ?$"; // a bare prompt line (bash with PS1='$ '; rows are right-trimmed)
 
 async function stdioClient(args, env = {}) {
@@ -291,9 +292,16 @@ test("stdio: the admin token lists set_mcp_knobs and it works", async () => {
   try {
     const { tools } = await c.client.listTools();
     assert.ok(tools.some((t) => t.name === "set_mcp_knobs"));
+    assert.ok(tools.some((t) => t.name === "audit_log"));
     assert.equal((await c.call("mcp_info")).hosts[0].admin, true);
     const k = await c.call("set_mcp_knobs", { host: "default", allow_launch: true, default_mode: "readwrite" });
     assert.equal(k.allow_launch, true);
+    // The audit log through stdio: its filters travel as the route's query.
+    const log = await c.call("audit_log", { limit: 2 });
+    assert.ok(log.records.length >= 1 && log.records.length <= 2, JSON.stringify(log));
+    const knobs = (await c.call("audit_log", { since: 0, limit: 500 })).records.filter((r) => r.op === "set_mcp_knobs");
+    assert.ok(knobs.length >= 1 && knobs.at(-1).caller.admin === true, JSON.stringify(knobs));
+    assert.ok(!JSON.stringify(knobs).includes(admin) && !JSON.stringify(knobs).includes(relay.mcpToken));
   } finally {
     await c.client.close();
     await relay.config({ admin_token: null });
@@ -479,6 +487,60 @@ test("run_command and wait_for_command: exit codes and output in one call each",
     assert.equal(row.shell.last_command.exit_code, 130, JSON.stringify(row.shell));
     assert.match(await c.refused("run_command", { id, command: "a\nb" }), /^bad_request: /);
     assert.match(await c.refused("run_command", { id }), /^bad_arguments: .*command/);
+  } finally {
+    await c.client.close();
+  }
+});
+
+test("progress: a 5 s wait sends progress notifications, and keeps a shorter client timeout alive", async () => {
+  const c = await httpClient(relay);
+  const errors = [];
+  c.client.onerror = (e) => errors.push(String(e));
+  try {
+    const { id } = await c.call("launch_terminal", { cols: 80, rows: 24 });
+    await c.call("read_screen", { id, wait_for_regex: PROMPT, timeout_ms: 10_000 });
+    const seen = [];
+    const started = Date.now();
+    const r = await c.client.callTool(
+      { name: "read_screen", arguments: { id, wait_for_text: "never-on-screen-" + rand(), timeout_ms: 5000 } },
+      CallToolResultSchema,
+      // The client's own timeout is shorter than the wait: progress resets it.
+      { onprogress: (p) => seen.push(p), timeout: 2500, resetTimeoutOnProgress: true },
+    );
+    const took = Date.now() - started;
+    assert.ok(!r.isError, r.content?.[0]?.text);
+    assert.equal(JSON.parse(r.content[0].text).matched, false);
+    assert.ok(took >= 4900, `the wait took ${took} ms`);
+    assert.ok(seen.length >= 3, `progress notifications: ${JSON.stringify(seen)}`);
+    for (let i = 1; i < seen.length; i++) assert.ok(seen[i].progress > seen[i - 1].progress, JSON.stringify(seen));
+    assert.match(seen[0].message, /waiting/);
+    // run_command waits too.
+    const ran = [];
+    const cmd = await c.client.callTool(
+      { name: "run_command", arguments: { id, command: "sleep 3" } },
+      CallToolResultSchema, { onprogress: (p) => ran.push(p), timeout: 2000, resetTimeoutOnProgress: true },
+    );
+    assert.ok(!cmd.isError, cmd.content?.[0]?.text);
+    assert.equal(JSON.parse(cmd.content[0].text).exit_code, 0);
+    assert.ok(ran.length >= 2, JSON.stringify(ran));
+    // Without onprogress the client sends no progressToken, and the relay sends nothing: a
+    // notification for a token the client did not give would reach onerror.
+    await c.call("read_screen", { id, wait_for_text: "never-" + rand(), timeout_ms: 2500 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await c.client.close();
+  }
+});
+
+test("watch_url: the page's address for the window, no secret in it", async () => {
+  const c = await httpClient(relay);
+  try {
+    const { id } = await c.call("launch_terminal", {});
+    const w = await c.call("watch_url", { id });
+    assert.equal(w.id, id);
+    assert.equal(w.url, `${relay.url}/?session=${id.split(":")[1]}`);
+    assert.ok(!w.url.includes(relay.token) && !w.url.includes(relay.mcpToken));
+    assert.match(w.note, /page token/);
   } finally {
     await c.client.close();
   }

@@ -9,6 +9,7 @@ use std::sync::{Arc, RwLock};
 
 use wterm_core::Size;
 
+use super::audit::AuditLog;
 use super::settings::{self, Settings, StoredSettings};
 use super::store::{pid_alive, unix_now, Row, WindowStore};
 use super::window::{Caller, Mode, WindowMeta, WindowState};
@@ -61,12 +62,18 @@ pub struct Broker {
     pub local_url: String,
     /// The sessions the windows are.
     pub registry: Registry,
+    /// The page's base URL as the relay printed it at start, without the token
+    /// (`http://ADDR:PORT/`); `watch_url` adds `?session=N`.
+    pub page_url: String,
+    /// The audit log (`STATE_DIR/audit`).
+    pub audit: AuditLog,
 }
 
 impl Broker {
-    /// Loads the settings and the windows file from `config.state_dir`; the windows are the
-    /// sessions of `registry`.
-    pub fn new(config: &Config, local_url: String, registry: Registry) -> Broker {
+    /// Loads the settings and the windows file from `config.state_dir` and opens the audit log
+    /// there; the windows are the sessions of `registry`. `page_url` is the printed page URL
+    /// without its token.
+    pub fn new(config: &Config, local_url: String, page_url: String, registry: Registry) -> Broker {
         let stored = settings::load(&config.state_dir);
         let host = hostname();
         Broker {
@@ -83,6 +90,8 @@ impl Broker {
             pending_launches: AtomicUsize::new(0),
             local_url,
             registry,
+            page_url,
+            audit: AuditLog::open(&config.state_dir, config.audit_reads),
         }
     }
 
@@ -314,6 +323,7 @@ mod tests {
             allow_plain_http: false,
             hsts: false,
             memory_budget_mib: crate::ground::limits::DEFAULT_MEMORY_BUDGET_MIB,
+            audit_reads: false,
         };
         let config = Config::resolve_with(args, |_| None).unwrap();
         let registry = Registry::new(
@@ -321,7 +331,12 @@ mod tests {
             None,
             u64::MAX,
         );
-        Broker::new(&config, "http://127.0.0.1:1".into(), registry)
+        Broker::new(
+            &config,
+            "http://127.0.0.1:1".into(),
+            "http://127.0.0.1:1/".into(),
+            registry,
+        )
     }
 
     #[test]

@@ -14,11 +14,13 @@
 //! - [`read`], [`frames`]: `/mcp/read`'s views, hashes, waits, deltas and style runs;
 //! - [`shell`]: what a window's shell reported about its commands (state, last command);
 //! - [`activity`]: the `agent` frame that tells a window's pages an agent read or wrote it;
-//! - [`page`]: the page realm's services (`/mcp/config`, `/session/mcp`).
+//! - [`page`]: the page realm's services (`/mcp/config`, `/session/mcp`);
+//! - [`audit`]: the audit log, one hash-chained record per agent action and refusal.
 //!
 //! Windows are the relay's sessions, and a window id is its session id.
 
 pub mod activity;
+pub mod audit;
 pub mod frames;
 pub mod hub;
 pub mod ops;

@@ -154,6 +154,26 @@ impl WindowMeta {
     }
 }
 
+/// The front a call came through, for the audit log.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Via {
+    /// A `/mcp/*` route (also what `wterm-relay mcp` over stdio calls).
+    #[default]
+    Route,
+    /// The relay's own MCP endpoint, `/mcp`.
+    Mcp,
+}
+
+impl Via {
+    /// `"route"` or `"mcp"`, as audit records name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Route => "route",
+            Via::Mcp => "mcp",
+        }
+    }
+}
+
 /// Who is calling a `/mcp/*` route, as the ladder established it (steps 4 and 5).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Caller {
@@ -161,6 +181,11 @@ pub struct Caller {
     pub scope: Option<Scope>,
     /// Whether the caller holds the admin credential.
     pub admin: bool,
+    /// The fingerprint of the MCP token it presented (`broker::audit`, a keyed hash; never the
+    /// token), for the audit log.
+    pub key: Option<String>,
+    /// The front it came through.
+    pub via: Via,
 }
 
 impl Caller {
@@ -398,14 +423,17 @@ mod tests {
         let scoped = Caller {
             scope: s("a"),
             admin: false,
+            ..Caller::default()
         };
         let other = Caller {
             scope: s("b"),
             admin: false,
+            ..Caller::default()
         };
         let admin = Caller {
             scope: s("b"),
             admin: true,
+            ..Caller::default()
         };
         assert!(unscoped.sees(&tagged, Mode::Read));
         assert!(unscoped.sees(&plain, Mode::Read));

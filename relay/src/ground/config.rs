@@ -89,6 +89,11 @@ pub struct ServeArgs {
     /// plain HTTP to this host for a year). Off by default.
     #[arg(long, requires = "tls_cert")]
     pub hsts: bool,
+    /// Write a record to the audit log for every successful read by an MCP client
+    /// (`read_screen`, `list_terminals`, `mcp_info`, ...), not just count them per window.
+    /// Actions and refusals are always recorded.
+    #[arg(long)]
+    pub audit_reads: bool,
 }
 
 /// Where a page token came from.
@@ -138,6 +143,8 @@ pub struct Config {
     pub hsts: bool,
     /// The memory budget of the sessions' terminals, in bytes (`--memory-budget-mib`).
     pub memory_budget: u64,
+    /// Whether successful reads get audit records (`--audit-reads`); else they are counted.
+    pub audit_reads: bool,
 }
 
 /// Why the configuration could not be resolved; says what was wrong and what is accepted.
@@ -312,6 +319,7 @@ impl Config {
             hsts: args.hsts && tls.is_some(),
             memory_budget: args.memory_budget_mib * 1024 * 1024,
             tls,
+            audit_reads: args.audit_reads,
         })
     }
 
@@ -659,6 +667,7 @@ mod tests {
             allow_plain_http: false,
             hsts: false,
             memory_budget_mib: DEFAULT_MEMORY_BUDGET_MIB,
+            audit_reads: false,
         }
     }
 

@@ -140,6 +140,37 @@ fn opt_number(
     }
 }
 
+/// The fields of a URL query string (`a=1&b=x`, percent-decoded): every value a string. A key
+/// given twice is `400 bad_request` naming it.
+pub fn query(query: &str) -> Result<Fields, Refusal> {
+    let mut out = Fields::new();
+    for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+        if out
+            .insert(k.to_string(), Value::String(v.into_owned()))
+            .is_some()
+        {
+            let quoted: String = k.chars().take(MAX_QUOTED_FIELD_CHARS).collect();
+            return Err(Refusal::BadRequest(format!(
+                "query parameter {quoted:?} given twice; give each at most once"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// An optional non-negative integer given as a JSON integer or a decimal string (a query
+/// parameter); `400 bad_request` naming `key` and `accepted` otherwise.
+pub fn opt_count(fields: &Fields, key: &str, accepted: &str) -> Result<Option<u64>, Refusal> {
+    match get(fields, key) {
+        None => Ok(None),
+        Some(Value::Number(n)) => n.as_u64().map(Some).ok_or_else(|| wrong(key, accepted)),
+        Some(Value::String(s)) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+            s.parse().map(Some).map_err(|_| wrong(key, accepted))
+        }
+        Some(_) => Err(wrong(key, accepted)),
+    }
+}
+
 /// Whether the key is present with any value, `null` included (for "absent = keep, `null` =
 /// clear" fields).
 pub fn present(fields: &Fields, key: &str) -> bool {

@@ -332,3 +332,49 @@ pub const LISTEN_BACKLOG: u32 = 4096;
 /// window's last read notice is not told (it still happens). Writes are told every time: each
 /// one changes what the program gets.
 pub const AGENT_READ_NOTICE_MS: u64 = 1_000;
+
+// ---- The audit log (broker/audit.rs) and progress of long MCP calls. ----
+
+/// Size at which the audit log's current file is rotated, in bytes: the record that would take
+/// it past this size starts a new file instead (its `prev` is the last hash of the old one, so
+/// the chain runs on across files).
+pub const AUDIT_FILE_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Rotated audit files kept besides the current one, in files (`audit.1.jsonl` the newest,
+/// `audit.N.jsonl` the oldest); rotating past this deletes the oldest. At most
+/// `(AUDIT_KEEP_FILES + 1) * AUDIT_FILE_MAX_BYTES` on disk (40 MiB).
+pub const AUDIT_KEEP_FILES: usize = 4;
+
+/// Longest string argument an audit record keeps, in bytes (UTF-8, cut at a character
+/// boundary, then `…`); the record adds the full length as `<field>_bytes`.
+pub const AUDIT_ARG_TEXT_BYTES: usize = 120;
+
+/// Items of a list argument (`keys`) an audit record keeps, in items; the record adds the
+/// full count as `<field>_count`.
+pub const AUDIT_ARG_LIST_ITEMS: usize = 16;
+
+/// Largest `args` summary of one audit record, as JSON text in bytes: fields past it are
+/// dropped, last first, and counted in `_omitted`.
+pub const AUDIT_ARGS_MAX_BYTES: usize = 1024;
+
+/// Hex digits of the token fingerprint in an audit record (a keyed SHA-256 of the presented
+/// bearer credential, cut to this length: 64 bits, enough to tell clients apart, never the
+/// token).
+pub const AUDIT_FINGERPRINT_HEX: usize = 16;
+
+/// Most records one `GET /mcp/audit` / `audit_log` answer carries, in records (a larger `limit`
+/// is lowered to this).
+pub const MAX_AUDIT_LIMIT: usize = 500;
+
+/// Records a `GET /mcp/audit` / `audit_log` answer carries when `limit` is absent.
+pub const DEFAULT_AUDIT_LIMIT: usize = 100;
+
+/// Longest audit line the log reads back (query, verify, resuming the chain at start), in
+/// bytes; a longer line is reported as damaged. A record is at most about
+/// [`AUDIT_ARGS_MAX_BYTES`] plus 600 bytes of fixed fields.
+pub const MAX_AUDIT_LINE_BYTES: usize = 16 * 1024;
+
+/// How often a waiting MCP tool call (`read_screen` with a wait, `send_input` / `send_keys`
+/// with a wait, `run_command`) sends `notifications/progress` while it waits, when the client
+/// gave a `progressToken`.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);

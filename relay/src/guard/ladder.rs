@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use super::checks::{bearer, has_credential_in_query, peer};
 use crate::broker::ops::Op;
-use crate::broker::window::{Caller, Scope};
+use crate::broker::window::{Caller, Scope, Via};
 use crate::broker::Broker;
 use crate::ground::limits::MAX_MCP_BODY_BYTES;
 use crate::ground::Refusal;
@@ -51,10 +51,18 @@ pub fn scope_of(headers: &HeaderMap) -> Result<Option<Scope>, Refusal> {
     }
 }
 
-/// Steps 1-5 for `req` (see the module doc); on success the [`Caller`] and [`Op`] are in the
-/// request's extensions for the handler.
-fn climb(broker: &Broker, req: &Request) -> Result<(Caller, Option<Op>), Refusal> {
+/// Steps 1-5 for `req` (see the module doc), filling `caller` as far as it gets (the audit
+/// log records a refusal with what was known: the presented token's fingerprint, the scope);
+/// on success `caller` is complete and the [`Op`] of the route is returned.
+fn climb(broker: &Broker, req: &Request, caller: &mut Caller) -> Result<Option<Op>, Refusal> {
     let settings = broker.settings();
+    let headers = req.headers();
+    let mut auth = headers.get_all(header::AUTHORIZATION).iter();
+    let presented = match (auth.next(), auth.next()) {
+        (Some(v), None) => bearer(v.as_bytes()),
+        _ => None,
+    };
+    caller.key = presented.map(|t| broker.audit.fingerprint(t));
     // 1.
     let Some(token) = settings.token().filter(|_| settings.mcp_open()) else {
         return Err(Refusal::McpDisabled);
@@ -64,20 +72,14 @@ fn climb(broker: &Broker, req: &Request) -> Result<(Caller, Option<Op>), Refusal
         return Err(Refusal::TokenInUrl);
     }
     // 3.
-    let headers = req.headers();
-    let mut auth = headers.get_all(header::AUTHORIZATION).iter();
-    let authed = match (auth.next(), auth.next()) {
-        (Some(v), None) => bearer(v.as_bytes()).is_some_and(|t| token.matches(t)),
-        _ => false,
-    };
-    if !authed {
+    if !presented.is_some_and(|t| token.matches(t)) {
         return Err(Refusal::AuthRequired);
     }
     // 4.
-    let scope = scope_of(headers)?;
+    caller.scope = scope_of(headers)?;
     // 5.
     let mut admin_values = headers.get_all(ADMIN_HEADER).iter();
-    let admin = match (admin_values.next(), admin_values.next()) {
+    caller.admin = match (admin_values.next(), admin_values.next()) {
         (None, _) => false,
         (Some(v), None) => {
             let ok = settings
@@ -90,25 +92,35 @@ fn climb(broker: &Broker, req: &Request) -> Result<(Caller, Option<Op>), Refusal
         }
         (Some(_), Some(_)) => return Err(Refusal::AdminRequired),
     };
-    let op = req
-        .extensions()
-        .get::<MatchedPath>()
-        .and_then(|p| Op::from_path(p.as_str()));
-    if op.is_some_and(Op::admin_only) && !admin {
+    let op = op_of(req);
+    if op.is_some_and(Op::admin_only) && !caller.admin {
         return Err(Refusal::AdminRequired);
     }
-    Ok((Caller { scope, admin }, op))
+    Ok(op)
 }
 
-/// Ladder steps 1-5 as a middleware (`route_layer` on the `/mcp` realm). A refusal logs the
-/// route and the peer only.
+/// The operation of the route `req` matched; `None` on the `/mcp` endpoint.
+fn op_of(req: &Request) -> Option<Op> {
+    req.extensions()
+        .get::<MatchedPath>()
+        .and_then(|p| Op::from_path(p.as_str()))
+}
+
+/// Ladder steps 1-5 as a middleware (`route_layer` on the `/mcp` realm and the `/mcp`
+/// endpoint). A refusal logs the route and the peer only, and is recorded in the audit log
+/// (with the operation of the route; none on the endpoint, whose messages are not read yet).
 pub async fn gate(
     State(broker): State<Arc<Broker>>,
     mut req: Request,
     next: Next,
 ) -> Result<Response, Refusal> {
-    match climb(&broker, &req) {
-        Ok((caller, op)) => {
+    let op = op_of(&req);
+    let mut caller = Caller {
+        via: if op.is_some() { Via::Route } else { Via::Mcp },
+        ..Caller::default()
+    };
+    match climb(&broker, &req, &mut caller) {
+        Ok(op) => {
             req.extensions_mut().insert(caller);
             if let Some(op) = op {
                 req.extensions_mut().insert(op);
@@ -117,6 +129,9 @@ pub async fn gate(
         }
         Err(refusal) => {
             tracing::warn!(path = req.uri().path(), peer = ?peer(&req), code = refusal.code(), "MCP request refused");
+            broker
+                .audit
+                .refused_early(op.map(Op::tool), caller, &refusal);
             Err(refusal)
         }
     }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderValue};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
@@ -22,28 +22,32 @@ use crate::state::AppState;
 /// The route of `op`: its method, and the one handler bound to `op`.
 fn route(op: Op) -> MethodRouter<AppState> {
     match op.method() {
-        // A GET's body is not read.
+        // A GET's body is not read; its fields are its query (credentials there were refused
+        // by the ladder).
         Method::Get => get(
-            move |State(broker): State<Arc<Broker>>, caller: Caller| async move {
-                answer(op, &broker, &caller, b"").await
+            move |State(broker): State<Arc<Broker>>, caller: Caller, RawQuery(query): RawQuery| async move {
+                answer(op, &broker, &caller, query.as_deref(), b"").await
             },
         ),
         Method::Post => post(
             move |State(broker): State<Arc<Broker>>, caller: Caller, McpBody(body): McpBody| async move {
-                answer(op, &broker, &caller, &body).await
+                answer(op, &broker, &caller, None, &body).await
             },
         ),
     }
 }
 
-/// `op` on a route body: its answer as `application/json`, or its refusal.
+/// `op` on a route's query and body: its answer as `application/json`, or its refusal.
 async fn answer(
     op: Op,
     broker: &Broker,
     caller: &Caller,
+    query: Option<&str>,
     body: &[u8],
 ) -> Result<Response, Refusal> {
-    let reply = op.call(broker, caller, op.body_fields(body)).await?;
+    let reply = op
+        .call(broker, caller, op.request_fields(query, body))
+        .await?;
     Ok((
         [(
             header::CONTENT_TYPE,

@@ -31,6 +31,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use super::handles::Handles;
 use super::local::Local;
 use super::server::{Backend, McpServer};
+use crate::broker::window::Caller;
 use crate::ground::net::reachable;
 use crate::ground::Refusal;
 use crate::guard::checks::origin_allowed;
@@ -63,7 +64,8 @@ fn allowed_hosts(state: &AppState) -> Vec<String> {
     hosts
 }
 
-/// Refuses a browser request from a foreign origin (`403 bad_origin`).
+/// Refuses a browser request from a foreign origin (`403 bad_origin`), recorded in the audit
+/// log with the caller the gate established.
 async fn check_origin(State(state): State<AppState>, req: Request, next: Next) -> Response {
     if !origin_allowed(
         req.headers(),
@@ -75,6 +77,15 @@ async fn check_origin(State(state): State<AppState>, req: Request, next: Next) -
             path = req.uri().path(),
             "MCP request from a foreign origin refused"
         );
+        let caller = req
+            .extensions()
+            .get::<Caller>()
+            .cloned()
+            .unwrap_or_default();
+        state
+            .broker
+            .audit
+            .refused_early(None, caller, &Refusal::BadOrigin);
         return Refusal::BadOrigin.into_response();
     }
     next.run(req).await

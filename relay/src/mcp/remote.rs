@@ -128,7 +128,21 @@ impl Remote {
     }
 
     async fn request(&self, host: &Host, op: Op, body: Value) -> Result<Value, ToolError> {
-        let uri: Uri = format!("{}{}", host.cfg.url, op.path())
+        // A GET's fields travel as its query (`/mcp/audit`'s filters; never a credential).
+        let query = match (&body, op.method()) {
+            (Value::Object(fields), Method::Get) if !fields.is_empty() => {
+                let mut q = form_urlencoded::Serializer::new(String::from("?"));
+                for (k, v) in fields {
+                    match v {
+                        Value::String(s) => q.append_pair(k, s),
+                        other => q.append_pair(k, &other.to_string()),
+                    };
+                }
+                q.finish()
+            }
+            _ => String::new(),
+        };
+        let uri: Uri = format!("{}{}{query}", host.cfg.url, op.path())
             .parse()
             .map_err(|_| ToolError::Unreachable("bad URL".into()))?;
         let mut req = Request::builder()
@@ -144,7 +158,7 @@ impl Remote {
         if let Some(admin) = &host.cfg.admin_token {
             // Only where the admin credential is the point: an admin sees every window, which
             // would undo a declared scope in listings.
-            if matches!(op, Op::Info | Op::Window | Op::Knobs) {
+            if matches!(op, Op::Info | Op::Window | Op::Knobs | Op::Audit) {
                 req = req.header(ADMIN_HEADER, admin.expose());
             }
         }

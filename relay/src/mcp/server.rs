@@ -7,9 +7,10 @@ use std::sync::Arc;
 use axum::http::request::Parts;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
 
@@ -20,6 +21,7 @@ use super::remote;
 use super::tools::{self, WindowId};
 use crate::broker::ops::info::VERSION;
 use crate::broker::ops::{Method, Op, Target};
+use crate::ground::limits::PROGRESS_INTERVAL;
 use crate::ground::Secret;
 
 /// Where the tools' operations run.
@@ -132,11 +134,12 @@ impl McpServer {
                 && spec.method == Method::Get
                 && op != Op::Terminals =>
             {
-                let host = args.get("host").and_then(Value::as_str);
+                let host = args.remove("host");
+                let host = host.as_ref().and_then(Value::as_str);
                 // `mcp_info` without `host` is one entry per host, even for one host.
-                if host.is_some() || (op == Op::Profiles && b.hosts().len() == 1) {
+                if host.is_some() || (op != Op::Info && b.hosts().len() == 1) {
                     let host = self.host_of(host)?;
-                    let mut answer = b.call(parts, &host, op, Map::new()).await?;
+                    let mut answer = b.call(parts, &host, op, args).await?;
                     answer["host"] = json!(host);
                     return Ok(answer);
                 }
@@ -227,6 +230,58 @@ impl McpServer {
     }
 }
 
+/// The arguments that make a read (or the read after an input) wait.
+const WAIT_ARGS: [&str; 5] = [
+    "wait_for_change",
+    "wait_for_text",
+    "wait_for_regex",
+    "wait_for_idle",
+    "wait_for_command",
+];
+
+/// Whether a call of `op` with `args` may wait for the terminal: `run_command` always;
+/// `read_screen`, `send_input` and `send_keys` when they carry a wait.
+fn waits(op: Op, args: &Map<String, Value>) -> bool {
+    match op {
+        Op::Run => true,
+        Op::Read | Op::Input | Op::Keys => WAIT_ARGS.iter().any(|k| {
+            args.get(*k)
+                .is_some_and(|v| !v.is_null() && *v != Value::Bool(false))
+        }),
+        _ => false,
+    }
+}
+
+/// Runs `call`, sending `notifications/progress` with `token` every [`PROGRESS_INTERVAL`]
+/// while it runs (`progress`: milliseconds waited so far; no `total`, the wait ends when the
+/// terminal says so). A notification that cannot be sent (the client went away) ends the
+/// notifications, not the call.
+async fn with_progress<F: std::future::Future>(
+    call: F,
+    peer: &Peer<RoleServer>,
+    token: ProgressToken,
+) -> F::Output {
+    let started = tokio::time::Instant::now();
+    let mut tick = tokio::time::interval_at(started + PROGRESS_INTERVAL, PROGRESS_INTERVAL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tokio::pin!(call);
+    let mut sending = true;
+    loop {
+        tokio::select! {
+            out = &mut call => return out,
+            _ = tick.tick(), if sending => {
+                let waited = started.elapsed().as_millis() as u64;
+                let note = ProgressNotificationParam::new(token.clone(), waited as f64)
+                    .with_message(format!("waiting for the terminal: {} s", waited / 1000));
+                // Sending is quick (a queue); the call is polled again right after.
+                if peer.notify_progress(note).await.is_err() {
+                    sending = false;
+                }
+            }
+        }
+    }
+}
+
 /// Whether `answer` is a `/mcp/read` answer (it carries the screen's `text` and hash).
 fn is_read_answer(answer: &Value) -> bool {
     answer.get("content_hash").is_some() && answer.get("text").is_some_and(Value::is_string)
@@ -285,7 +340,16 @@ impl ServerHandler for McpServer {
             .into());
         };
         let args = request.arguments.unwrap_or_default();
-        let result = match self.run(parts, op, args).await {
+        let progress = context
+            .meta
+            .get_progress_token()
+            .filter(|_| waits(op, &args));
+        let call = self.run(parts, op, args);
+        let outcome = match progress {
+            None => call.await,
+            Some(token) => with_progress(call, &context.peer, token).await,
+        };
+        let result = match outcome {
             Ok(answer) => result_of(answer),
             Err(e) => {
                 tracing::debug!(tool = op.tool(), code = e.code(), "MCP tool refused");

@@ -30,7 +30,10 @@ fn assert_agent(frame: &serde_json::Value, kind: &str, tool: &str, from: u64) {
     assert_eq!(frame["kind"], kind, "{frame}");
     assert_eq!(frame["tool"], tool, "{frame}");
     let at = frame["at"].as_u64().unwrap();
-    assert!(at >= from && at <= now_ms(), "at {at} not in {from}..now: {frame}");
+    assert!(
+        at >= from && at <= now_ms(),
+        "at {at} not in {from}..now: {frame}"
+    );
 }
 
 #[tokio::test]
@@ -56,12 +59,12 @@ async fn mcp_reads_and_writes_are_told_to_the_attached_pages() {
     mcp.read(json!({"id": id})).await;
     mcp.read(json!({"id": id})).await;
     // ... a refused write (bad data) is not told at all ...
-    let bad = mcp
-        .post("/mcp/input", json!({"id": id, "data": 5}))
-        .await;
+    let bad = mcp.post("/mcp/input", json!({"id": id, "data": 5})).await;
     assert_eq!(bad.status, 400, "{}", bad.body);
     // ... and the next frame after the read is this write: nothing came between.
-    let r = mcp.post("/mcp/keys", json!({"id": id, "keys": ["x", "BS"]})).await;
+    let r = mcp
+        .post("/mcp/keys", json!({"id": id, "keys": ["x", "BS"]}))
+        .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_agent(&page.wait_text("agent").await, "read", "read_screen", t1);
     assert_agent(&page.wait_text("agent").await, "write", "send_keys", t1);
@@ -110,7 +113,10 @@ async fn a_waiting_read_ends_with_the_refusal_when_the_person_turns_the_window_o
     // Dropping to `read` leaves a read alone ...
     relay.set_window(json!({"id": id, "mode": "read"})).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(!waiter.is_finished(), "a read-mode window may still be read");
+    assert!(
+        !waiter.is_finished(),
+        "a read-mode window may still be read"
+    );
     // ... `off` ends it with what a new call gets.
     let off_at = Instant::now();
     relay.set_window(json!({"id": id, "mode": "off"})).await;
@@ -163,9 +169,7 @@ async fn paced_keys_stop_between_keys_when_the_window_turns_read_only() {
         !text.contains(&format!("$ {}", keys[..sent as usize + 1].concat())),
         "{text}"
     );
-    let refused = mcp
-        .post("/mcp/input", json!({"id": id, "data": "x"}))
-        .await;
+    let refused = mcp.post("/mcp/input", json!({"id": id, "data": "x"})).await;
     assert_eq!(refused.status, 403, "{}", refused.body);
     assert_eq!(refused.json(), json!({"error": "read_only"}));
 }

@@ -1,6 +1,7 @@
 //! Integration tests of the real `wterm-relay` binary: one test binary, one module per topic.
 
 mod agent;
+mod audit;
 mod budget;
 mod commands;
 mod flood;

@@ -4,8 +4,8 @@ use bytes::Bytes;
 use schemars::JsonSchema;
 use serde_json::{json, Value};
 
-use crate::broker::hub::Access;
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
+use crate::broker::hub::Access;
 use crate::broker::ordered;
 use crate::broker::read::{self, after_from_fields, AfterFields, Origin, ReadArgs, AFTER_FIELDS};
 use crate::broker::window::WindowState;
@@ -88,7 +88,9 @@ impl Operation for Input {
             None => Ok(json!({ "ok": true })),
             Some(args) => {
                 let gate = || cx.still(Access::Read);
-                Ok(json!(read::read_after(session, state, &args, before, &gate).await?))
+                Ok(json!(
+                    read::read_after(session, state, &args, before, &gate).await?
+                ))
             }
         }
     }

@@ -7,8 +7,8 @@ use schemars::JsonSchema;
 use serde_json::{json, Value};
 use wterm_core::keys::{self, Chord};
 
-use crate::broker::hub::Access;
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
+use crate::broker::hub::Access;
 use crate::broker::ordered;
 use crate::broker::read::{self, after_from_fields, AfterFields, Origin, ReadArgs, AFTER_FIELDS};
 use crate::broker::window::WindowState;
@@ -171,7 +171,8 @@ impl Operation for Keys {
             None => Ok(json!({ "ok": true, "sent": sent })),
             Some(args) => {
                 let gate = || cx.still(Access::Read);
-                let mut answer = json!(read::read_after(session, state, args, before, &gate).await?);
+                let mut answer =
+                    json!(read::read_after(session, state, args, before, &gate).await?);
                 answer["sent"] = json!(sent);
                 Ok(answer)
             }

@@ -6,6 +6,7 @@
 
 pub mod spec;
 
+pub mod audit;
 pub mod flush;
 pub mod info;
 pub mod input;
@@ -18,6 +19,7 @@ pub mod read;
 pub mod reset;
 pub mod run;
 pub mod terminals;
+pub mod watch;
 pub mod window;
 
 use std::sync::Arc;
@@ -103,6 +105,10 @@ operations! {
     Knobs => knobs::Knobs,
     /// `POST /mcp/run` (ext).
     Run => run::RunCommand,
+    /// `POST /mcp/watch` (ext).
+    Watch => watch::WatchUrl,
+    /// `GET /mcp/audit` (ext, admin).
+    Audit => audit::AuditQuery,
 }
 
 impl Op {
@@ -146,11 +152,12 @@ impl Op {
         Op::ALL.into_iter().find(|op| op.tool() == name)
     }
 
-    /// The fields of a route body `body` (raw bytes): a JSON object, or nothing for a `GET`;
+    /// The fields of a route request: for a `GET`, its query string's parameters (strings;
+    /// the body is not read); for a `POST`, the body `body` (raw bytes), a JSON object, where
     /// an empty body counts as `{}` for an operation without a window.
-    pub fn body_fields(self, body: &[u8]) -> Result<Fields, Refusal> {
+    pub fn request_fields(self, query: Option<&str>, body: &[u8]) -> Result<Fields, Refusal> {
         match self.method() {
-            Method::Get => Ok(Fields::new()),
+            Method::Get => fields::query(query.unwrap_or("")),
             Method::Post => fields::object(body, self.target() == Target::None),
         }
     }
@@ -170,7 +177,32 @@ fn schema<T: schemars::JsonSchema>() -> Map<String, Value> {
     }
 }
 
+/// Every call of every operation passes here: it is recorded in the audit log (one record
+/// when it answers, is refused, or is dropped unanswered; a successful read is counted, and
+/// recorded with `--audit-reads`), and run by [`perform`].
 async fn dispatch<O: Operation>(
+    broker: &Broker,
+    caller: &Caller,
+    body: Result<Fields, Refusal>,
+) -> Result<Box<dyn Reply>, Refusal> {
+    let spec = &O::SPEC;
+    let pending = broker
+        .audit
+        .begin(spec.tool, spec.read_only, caller, body.as_ref().ok());
+    let result = perform::<O>(broker, caller, body).await;
+    match &result {
+        // A launch names its new window in the answer (small: no read answer is converted).
+        Ok(reply) if spec.target == Target::None && !spec.read_only => {
+            pending.answered(reply.to_value().get("id").and_then(Value::as_u64));
+        }
+        Ok(_) => pending.answered(None),
+        Err(refusal) => pending.refused(refusal),
+    }
+    result
+}
+
+/// The contract's steps for one call: admin, [`Operation::admit`], body, window, fields, run.
+async fn perform<O: Operation>(
     broker: &Broker,
     caller: &Caller,
     body: Result<Fields, Refusal>,
@@ -210,7 +242,7 @@ mod tests {
 
     /// The contract's route table (`broker-api.md`, "Routes"), rows of the `/mcp/*` data realm:
     /// method, path, admin-only. `/mcp/config` and `/session/mcp` are the page realm's.
-    const SPEC_ROUTES: [(&str, &str, bool); 13] = [
+    const SPEC_ROUTES: [(&str, &str, bool); 15] = [
         ("GET", "/mcp/info", false),
         ("GET", "/mcp/terminals", false),
         ("POST", "/mcp/read", false),
@@ -224,6 +256,8 @@ mod tests {
         ("POST", "/mcp/window", false),
         ("POST", "/mcp/knobs", true),
         ("POST", "/mcp/run", false),
+        ("POST", "/mcp/watch", false),
+        ("GET", "/mcp/audit", true),
     ];
 
     #[test]

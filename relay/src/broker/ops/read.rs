@@ -1,8 +1,8 @@
 //! `POST /mcp/read`, the `read_screen` tool. The request type and the reading itself (views,
 //! hashes, waits, deltas, style runs) are `broker::read`'s.
 
-use crate::broker::hub::Access;
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
+use crate::broker::hub::Access;
 use crate::broker::read::{self, ReadAnswer, ReadArgs};
 use crate::broker::window::WindowState;
 use crate::ground::fields::Fields;

@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde_json::{json, Value};
 use wterm_core::keys::encode_typed;
 
-use crate::broker::hub::Access;
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
+use crate::broker::hub::Access;
 use crate::broker::ordered;
 use crate::broker::read::{self, Origin, ReadArgs, Wait};
 use crate::broker::window::WindowState;
