@@ -27,7 +27,8 @@ async fn info_and_sessions_need_the_page_token() {
     assert_eq!(r.status, 200);
     assert_eq!(
         r.json(),
-        json!({"ok": true, "version": env!("CARGO_PKG_VERSION")})
+        json!({"ok": true, "version": env!("CARGO_PKG_VERSION"),
+               "memory": {"budget_bytes": 1024 * 1024 * 1024, "reserved_bytes": 0}})
     );
     // The token is never echoed, and an unknown path is a 404 rather than a 401.
     assert!(
