@@ -65,6 +65,9 @@ const CSS = `
 #wterm-settings li span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 `;
 
+/** Audit records the panel's "Agent log" shows, newest last. */
+const AUDIT_SHOWN = 20;
+
 /** Calls a page-token route; resolves to its JSON, or throws with the relay's error code. */
 export async function api(method, path, body) {
   const headers = { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ""}` };
@@ -131,6 +134,10 @@ export function mountSettings({ onClose } = {}) {
   const applyWindow = el("button", { type: "button", textContent: "Apply" });
   const shells = el("ul");
   shells.setAttribute("aria-label", "Shells");
+  const auditList = el("ul", { className: "audit" });
+  auditList.setAttribute("aria-label", "Agent log");
+  const auditRefresh = el("button", { type: "button", textContent: "Refresh" });
+  auditRefresh.setAttribute("aria-label", "Refresh the agent log");
   const status = el("p", { className: "note", role: "status" });
 
   const panel = el(
@@ -149,6 +156,9 @@ export function mountSettings({ onClose } = {}) {
     field("Window mode", windowMode),
     field("Window scope", windowScope),
     el("div", { style: "text-align: right" }, applyWindow),
+    el("h2", { textContent: "Agent log (this window, newest last)" }),
+    auditList,
+    el("div", { style: "text-align: right" }, auditRefresh),
     el("h2", { textContent: "Shells on this relay" }),
     shells,
     status,
@@ -209,6 +219,28 @@ export function mountSettings({ onClose } = {}) {
     if (!list.length) shells.append(el("li", { className: "note", textContent: "none" }));
   }
 
+  /** The last AUDIT_SHOWN records of this window's audit log (what agents did, and refusals). */
+  async function showAudit() {
+    const id = windowId();
+    // The log answers oldest first: look at its last 500 records (its newest seq first).
+    const { last_seq: last } = await api("GET", "/session/audit?limit=1");
+    const q = new URLSearchParams({ limit: "500", since: String(Math.max(0, last - 500)) });
+    if (id) q.set("window", id);
+    const { records } = await api("GET", `/session/audit?${q}`);
+    const shown = records.slice(-AUDIT_SHOWN);
+    auditList.replaceChildren(
+      ...shown.map((r) => {
+        const who = r.caller?.admin ? "admin" : r.caller?.scope ? `scope ${r.caller.scope}` : "agent";
+        const result = r.error ? `${r.status} ${r.error}` : `${r.status}`;
+        const args = r.args && Object.keys(r.args).length ? ` ${JSON.stringify(r.args)}` : "";
+        const when = new Date(r.ms).toLocaleTimeString();
+        const text = `${when} ${r.op ?? "?"} → ${result} (${who})${args}`;
+        return el("li", {}, el("span", { textContent: text, title: text }));
+      }),
+    );
+    if (!shown.length) auditList.append(el("li", { className: "note", textContent: "no agent actions yet" }));
+  }
+
   async function run(action) {
     try {
       say("");
@@ -237,6 +269,7 @@ export function mountSettings({ onClose } = {}) {
   copyClaude.addEventListener("click", () => copySnippet("claude", "The claude mcp add command"));
   copyHttp.addEventListener("click", () => copySnippet("http", "The .mcp.json entry (HTTP)"));
   copyStdio.addEventListener("click", () => copySnippet("stdio", "The .mcp.json entry (stdio)"));
+  auditRefresh.addEventListener("click", () => run(showAudit));
   applyWindow.addEventListener("click", () =>
     run(async () => {
       const id = windowId();
@@ -256,6 +289,7 @@ export function mountSettings({ onClose } = {}) {
       windowTitle.hidden = !id;
       if (id) showWindow(await api("POST", "/session/mcp", { id }));
       await showShells();
+      await showAudit();
     });
   }
   function close() {

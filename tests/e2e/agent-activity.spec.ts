@@ -174,3 +174,20 @@ test("a #session=N link opens that session; the token in the same fragment still
   await expect.poll(() => other.url()).toBe(`${relay.url}/?session=${first}`);
   await expect.poll(() => other.evaluate(() => document.body.innerText)).toContain("first-2");
 });
+
+test("the settings panel's agent log shows what an MCP client did in this window, and refusals", async ({ page }) => {
+  const token = await enableMcp("readwrite");
+  const id = await openShell(page);
+  expect((await mcpPost(token, "/mcp/input", { id, data: "echo logged-$((2*4))\r" })).status).toBe(200);
+  expect((await mcpPost(token, "/mcp/keys", { id, keys: ["NotAKey"] })).status).toBe(400);
+  await page.locator("#wterm-gear").click();
+  const log = page.getByRole("list", { name: "Agent log" });
+  await expect(log).toContainText("send_input → 200");
+  await expect(log).toContainText("echo logged-$((2*4))");
+  await expect(log).toContainText("send_keys → 400 bad_keys");
+  // Only this window's records, and never the token.
+  expect(await log.innerText()).not.toContain(token);
+  await mcpPost(token, "/mcp/reset", { id });
+  await page.getByRole("button", { name: "Refresh the agent log" }).click();
+  await expect(log).toContainText("reset");
+});

@@ -390,8 +390,12 @@ test("stdio: a bad configuration exits 2 with one line", () => {
   r = run([], { WTERM_MCP_HOSTS: "{nope" });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /JSON array/);
-  r = run(["--url", "https://x:1", "--token", "t"]);
+  r = run(["--url", "ftp://x:1", "--token", "t"]);
   assert.equal(r.status, 2);
+  assert.match(r.stderr, /accepted: http:\/\/host:port or https:\/\/host:port/);
+  r = run(["--url", "https://x:1", "--token", "t", "--ca-cert", "/nonexistent/ca.pem"]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--ca-cert \/nonexistent\/ca.pem/);
 });
 
 test("mcp-config prints a ready .mcp.json and warns about the secret", () => {

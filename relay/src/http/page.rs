@@ -32,6 +32,7 @@ pub fn routes(state: AppState) -> Router<AppState> {
         .route("/sessions/{id}", axum::routing::delete(end))
         .route("/mcp/config", get(mcp_config).post(update_mcp_config))
         .route("/session/mcp", axum::routing::post(session_mcp))
+        .route("/session/audit", get(session_audit))
         .route_layer(middleware::from_fn_with_state(state, require_page_token))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
@@ -124,6 +125,17 @@ async fn update_mcp_config(
     body: Bytes,
 ) -> Result<Json<Value>, Refusal> {
     page::update_config(&state.broker, &body).await.map(Json)
+}
+
+/// `GET /session/audit?window=&since=&since_ms=&limit=` (page token): the audit log as
+/// `GET /mcp/audit` answers it, for the person at the page (the page panel's "Agent log").
+async fn session_audit(
+    State(state): State<AppState>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Result<Json<Value>, Refusal> {
+    let fields = crate::ground::fields::query(query.as_deref().unwrap_or(""))?;
+    let q = crate::broker::ops::audit::AuditQuery::from_fields(&fields)?;
+    q.answer(&state.broker).await.map(Json)
 }
 
 /// `POST /session/mcp`: this window's mode and scope, set from the page.

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::audit::Filter;
+use crate::broker::hub::Broker;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT};
 use crate::ground::Refusal;
@@ -87,8 +88,16 @@ impl Operation for AuditQuery {
     /// last_ms}]}`; `next_since` is the seq to pass as `since` for the records after these
     /// (the last one answered, or when fewer than `limit` matched, the log's last seq).
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
+        self.answer(cx.broker).await
+    }
+}
+
+impl AuditQuery {
+    /// The answer of [`Operation::run`], also given to the page realm (`GET /session/audit`,
+    /// the person at the page, who holds every window).
+    pub async fn answer(self, broker: &Broker) -> Result<Value, Refusal> {
         let filter = self.filter();
-        let log = &cx.broker.audit;
+        let log = &broker.audit;
         let last_seq = log.last_seq();
         let records = {
             let dir_filter = filter.clone();
