@@ -508,6 +508,28 @@ impl AuditLog {
         });
     }
 
+    /// Records a tool call the MCP endpoint refused itself, before any operation ran (its
+    /// arguments fail the tool's schema, a malformed window id, an unknown host or tool): status
+    /// 400 and the endpoint's own `code` (`bad_arguments`, `malformed_id`, ...).
+    pub fn refused_by_tool_front(
+        &self,
+        op: Option<&'static str>,
+        caller: Caller,
+        args: Option<&Fields>,
+        code: &'static str,
+    ) {
+        self.append(Entry {
+            op,
+            caller,
+            window: None,
+            args: args.map(summarize),
+            status: 400,
+            error: Some(code),
+            started_ms: now_ms(),
+            duration_ms: 0,
+        });
+    }
+
     fn count_read(&self, window: Option<u64>, at: u64) {
         let mut reads = self.reads.lock().unwrap_or_else(|e| e.into_inner());
         let c = reads.entry(window).or_default();

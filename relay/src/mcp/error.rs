@@ -37,6 +37,19 @@ impl From<Refusal> for ToolError {
 }
 
 impl ToolError {
+    /// The code of a refusal by the MCP endpoint itself (before any operation ran), `None` for
+    /// the relay's refusals and a remote relay's failures.
+    pub fn front_code(&self) -> Option<&'static str> {
+        match self {
+            ToolError::MalformedId => Some("malformed_id"),
+            ToolError::UnknownHost => Some("unknown_host"),
+            ToolError::HostRequired => Some("host_required"),
+            ToolError::BadArguments(_) => Some("bad_arguments"),
+            ToolError::UnknownTool => Some("unknown_tool"),
+            _ => None,
+        }
+    }
+
     /// The error code.
     pub fn code(&self) -> &str {
         match self {

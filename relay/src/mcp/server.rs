@@ -48,6 +48,24 @@ impl Backend {
         }
     }
 
+    /// Records in the relay's audit log a call the endpoint refused itself (the local backend
+    /// only: a remote relay never saw the call).
+    fn audit_front_refusal(
+        &self,
+        parts: Option<&Parts>,
+        op: Option<Op>,
+        args: Option<&Map<String, Value>>,
+        error: &ToolError,
+    ) {
+        if let (Backend::Local(l), Some(code), Some(caller)) =
+            (self, error.front_code(), local::caller(parts))
+        {
+            l.broker
+                .audit
+                .refused_by_tool_front(op.map(Op::tool), caller, args, code);
+        }
+    }
+
     /// The scope launch handles are kept under.
     fn owner_scope(&self, parts: Option<&Parts>) -> Option<String> {
         match self {
@@ -334,12 +352,13 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let parts = context.extensions.get::<Parts>();
         let Some(op) = Op::from_tool(&request.name) else {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(
-                ToolError::UnknownTool.message(),
-            )])
-            .into());
+            let e = ToolError::UnknownTool;
+            self.backend
+                .audit_front_refusal(parts, None, request.arguments.as_ref(), &e);
+            return Ok(CallToolResult::error(vec![ContentBlock::text(e.message())]).into());
         };
         let args = request.arguments.unwrap_or_default();
+        let summary = args.clone();
         let progress = context
             .meta
             .get_progress_token()
@@ -353,6 +372,8 @@ impl ServerHandler for McpServer {
             Ok(answer) => result_of(answer),
             Err(e) => {
                 tracing::debug!(tool = op.tool(), code = e.code(), "MCP tool refused");
+                self.backend
+                    .audit_front_refusal(parts, Some(op), Some(&summary), &e);
                 CallToolResult::error(vec![ContentBlock::text(e.message())])
             }
         };

@@ -208,6 +208,43 @@ async fn every_ladder_call_leaves_exactly_one_record_with_its_result() {
     );
     assert_eq!(rec["args"]["data_bytes"], 13, "{rec}");
     assert_eq!(rec["window"], json!(rw), "{rec}");
+    // Tool calls the endpoint refuses itself, before any operation runs: one record each.
+    for (tool, args, code) in [
+        (
+            "send_input",
+            json!({"id": format!("default:{rw}"), "data": 5}),
+            "bad_arguments",
+        ),
+        (
+            "send_input",
+            json!({"id": "nine", "data": "x"}),
+            "malformed_id",
+        ),
+        (
+            "send_input",
+            json!({"id": "elsewhere:1", "data": "x"}),
+            "unknown_host",
+        ),
+        ("no_such_tool", json!({}), "unknown_tool"),
+    ] {
+        let (status, result) = mcp_tool(relay.port, tool, args.clone()).await;
+        assert_eq!(status, 200, "{result}");
+        let all = records(&state);
+        assert_eq!(all.len(), n + 2, "{tool} {args}: {:#?}", &all[n..]);
+        n += 1;
+        let rec = all.last().unwrap();
+        assert_eq!(
+            (
+                rec["status"].as_u64(),
+                rec["error"].as_str(),
+                rec["via"].as_str()
+            ),
+            (Some(400), Some(code), Some("mcp")),
+            "{rec}"
+        );
+        let op = (tool != "no_such_tool").then_some(tool);
+        assert_eq!(rec["op"].as_str(), op, "{rec}");
+    }
     // Reads are counted per window, whether or not they are logged.
     let r = call(
         &relay,
