@@ -88,18 +88,25 @@ pub async fn await_start(session: &Session, state: &WindowState) {
     }
 }
 
-/// Waits until output has arrived since the input last written, at most [`ECHO_WAIT_MS`]
-/// after that write: what the screen shows of the command line is then the line editor's
-/// answer to it (a Ctrl-U sent just before `run_command` has cleared the line).
+/// Waits for the line editor's answer to input written just before a `run_command`, at most
+/// until [`ECHO_WAIT_MS`] after that write: first until some output has arrived since the
+/// write, then while the command line still shows typed text. The answer may come in pieces
+/// (readline draws a Ctrl-U as cursor moves, then an erase), so one arrival is not enough; text
+/// someone really typed is still there at the deadline and the caller refuses.
 pub async fn await_echo(session: &Session) {
-    let Some(written) = session.input_unanswered() else {
+    let Some(written) = session.last_input() else {
         return;
     };
     let deadline = written + Duration::from_millis(ECHO_WAIT_MS);
     let mut changes = session.subscribe();
     loop {
         changes.borrow_and_update();
-        if session.input_unanswered().is_none() || session.has_ended() {
+        if session.has_ended() || Instant::now() >= deadline {
+            return;
+        }
+        if session.input_unanswered().is_none()
+            && session.inspect(|l| l.terminal.command_line_typed()) != Some(true)
+        {
             return;
         }
         tokio::select! {

@@ -134,11 +134,11 @@ pub const SUBMIT_POLL_MS: u64 = 5;
 /// (see `session::budget::cost`).
 pub const DEFAULT_MEMORY_BUDGET_MIB: u64 = 1024;
 
-/// Longest time `run_command` waits for the echo of input written just before it (a Ctrl-U
-/// clearing the line, typed text) before it looks at the command line, in milliseconds. The
-/// check reads the screen, which shows the line editor's answer only once it arrived; a program
-/// that echoes nothing costs this once.
-pub const ECHO_WAIT_MS: u64 = 1_000;
+/// Longest time `run_command` waits, after input written just before it (a Ctrl-U clearing the
+/// line, typed text), for the line editor's answer to reach the screen and the command line to
+/// be empty, in milliseconds. The check reads the screen, which shows the answer only once it
+/// has all arrived; a program that echoes nothing, or a line someone typed on, costs this once.
+pub const ECHO_WAIT_MS: u64 = 3_000;
 
 /// Most rows of a command's output one answer carries (`wait_for_command`, `run_command`): the
 /// first and last halves are kept and the rows between counted (`rows_left_out`).

@@ -412,6 +412,11 @@ impl Session {
         self.input.send(Input { epoch, bytes }).await.is_ok()
     }
 
+    /// When input was last queued for the program, if ever.
+    pub fn last_input(&self) -> Option<Instant> {
+        self.out.lock().last_input
+    }
+
     /// When input was last queued, if no output has arrived since: the program's echo of it
     /// may not be on the screen yet.
     pub fn input_unanswered(&self) -> Option<Instant> {
