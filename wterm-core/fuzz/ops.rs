@@ -374,10 +374,21 @@ impl Piece {
                     out.extend_from_slice(format!("line {i}\r\n").as_bytes());
                 }
             }
-            Piece::Mode { private, mode, set, query } => {
+            Piece::Mode {
+                private,
+                mode,
+                set,
+                query,
+            } => {
                 let marker = if *private { "?" } else { "" };
                 let n = mode.get(*private);
-                let tail = if *query { "$p" } else if *set { "h" } else { "l" };
+                let tail = if *query {
+                    "$p"
+                } else if *set {
+                    "h"
+                } else {
+                    "l"
+                };
                 out.extend_from_slice(format!("\x1b[{marker}{n}{tail}").as_bytes());
             }
             Piece::Sgr(params) => {
@@ -625,17 +636,33 @@ pub fn run(script: &Script) {
     for op in script.ops.iter().take(MAX_OPS) {
         apply(&mut t, &mut reference, op);
         check_invariants(&mut t);
-        assert_eq!(t.cursor(), reference.cursor(), "cursor differs from the unbatched reference");
-        assert_eq!(t.modes(), reference.modes(), "modes differ from the unbatched reference");
+        assert_eq!(
+            t.cursor(),
+            reference.cursor(),
+            "cursor differs from the unbatched reference"
+        );
+        assert_eq!(
+            t.modes(),
+            reference.modes(),
+            "modes differ from the unbatched reference"
+        );
     }
-    assert_eq!(t.snapshot(), reference.snapshot(), "snapshot differs from the unbatched reference");
+    assert_eq!(
+        t.snapshot(),
+        reference.snapshot(),
+        "snapshot differs from the unbatched reference"
+    );
     check_snapshot_round_trip(&mut t);
 }
 
 fn feed_echo(t: &mut Terminal, reference: &mut Terminal, bytes: &[u8], echo: bool) {
     if echo {
         let got = t.feed(bytes);
-        assert_eq!(got, reference.feed_unbatched(bytes), "effects differ from the unbatched reference");
+        assert_eq!(
+            got,
+            reference.feed_unbatched(bytes),
+            "effects differ from the unbatched reference"
+        );
     }
 }
 
@@ -653,18 +680,31 @@ fn apply(t: &mut Terminal, reference: &mut Terminal, op: &Op) {
             if second.clipboard.is_some() {
                 got.clipboard = second.clipboard;
             }
-            assert_eq!(got, reference.feed_unbatched(&bytes), "effects differ from the unbatched reference");
+            assert_eq!(
+                got,
+                reference.feed_unbatched(&bytes),
+                "effects differ from the unbatched reference"
+            );
         }
         Op::Resize(rows, cols) => {
             let want = fit(*rows, *cols);
             t.resize(want);
             reference.resize(want);
-            assert_eq!(t.size(), want.clamped(), "resize({want:?}) must give the clamped size");
+            assert_eq!(
+                t.size(),
+                want.clamped(),
+                "resize({want:?}) must give the clamped size"
+            );
         }
         Op::Key(key, mods, echo) => {
             let chord = Chord {
                 key: key.key(),
-                mods: Mods { ctrl: mods.ctrl, alt: mods.alt, shift: mods.shift, meta: mods.meta },
+                mods: Mods {
+                    ctrl: mods.ctrl,
+                    alt: mods.alt,
+                    shift: mods.shift,
+                    meta: mods.meta,
+                },
             };
             let bytes = encode_checked(t, chord);
             feed_echo(t, reference, &bytes, *echo);
@@ -698,11 +738,21 @@ fn apply(t: &mut Terminal, reference: &mut Terminal, op: &Op) {
                     .strip_prefix(PASTE_START)
                     .and_then(|b| b.strip_suffix(PASTE_END))
                     .expect("a bracketed paste is wrapped in CSI 200 ~ … CSI 201 ~");
-                assert!(!inner.contains(&0x1b), "ESC inside a bracketed paste could end it early");
+                assert!(
+                    !inner.contains(&0x1b),
+                    "ESC inside a bracketed paste could end it early"
+                );
             } else if as_paste {
-                assert!(!bytes.contains(&b'\n'), "an unbracketed paste sends line breaks as CR");
+                assert!(
+                    !bytes.contains(&b'\n'),
+                    "an unbracketed paste sends line breaks as CR"
+                );
             } else {
-                assert_eq!(bytes, text.as_bytes(), "single-line typed text is sent as is");
+                assert_eq!(
+                    bytes,
+                    text.as_bytes(),
+                    "single-line typed text is sent as is"
+                );
             }
             feed_echo(t, reference, &bytes, *echo);
         }
@@ -711,7 +761,11 @@ fn apply(t: &mut Terminal, reference: &mut Terminal, op: &Op) {
             let (size, cap) = (t.size(), t.scrollback_capacity());
             t.reset();
             reference.reset();
-            assert_eq!((t.size(), t.scrollback_capacity()), (size, cap), "reset keeps size and capacity");
+            assert_eq!(
+                (t.size(), t.scrollback_capacity()),
+                (size, cap),
+                "reset keeps size and capacity"
+            );
             assert_eq!(t.screen_text(), "", "reset clears the screen");
             assert_eq!(t.scrollback_rows(), 0, "reset clears history");
         }
@@ -723,10 +777,15 @@ fn apply(t: &mut Terminal, reference: &mut Terminal, op: &Op) {
 fn encode_checked(t: &Terminal, chord: Chord) -> Vec<u8> {
     let modes = t.modes();
     let bytes = keys::encode(chord, &modes);
-    let kitty = modes.kitty_flags & (wterm_core::Modes::KITTY_DISAMBIGUATE | wterm_core::Modes::KITTY_REPORT_ALL_KEYS);
+    let kitty = modes.kitty_flags
+        & (wterm_core::Modes::KITTY_DISAMBIGUATE | wterm_core::Modes::KITTY_REPORT_ALL_KEYS);
     if let Key::Char(c) = chord.key {
         if kitty == 0 && !chord.mods.any() && !c.is_control() {
-            assert_eq!(bytes, c.to_string().as_bytes(), "plain {c:?} without kitty flags");
+            assert_eq!(
+                bytes,
+                c.to_string().as_bytes(),
+                "plain {c:?} without kitty flags"
+            );
         }
     }
     bytes
@@ -739,22 +798,36 @@ fn perform_read(t: &mut Terminal, read: &Read) {
         Read::Screen => {
             let rows = t.screen_rows();
             let text = t.screen_text();
-            assert!(join_rows(&rows).starts_with(&text), "screen_text is a prefix of the joined rows");
+            assert!(
+                join_rows(&rows).starts_with(&text),
+                "screen_text is a prefix of the joined rows"
+            );
         }
         Read::Tail(n) => {
             let n = usize::from(*n);
             let rows = t.tail_rows(n);
             let want = n.clamp(1, wterm_core::limits::MAX_TAIL_LINES);
-            assert!(rows.len() <= want, "tail_rows({n}) gave {} rows", rows.len());
+            assert!(
+                rows.len() <= want,
+                "tail_rows({n}) gave {} rows",
+                rows.len()
+            );
         }
         Read::History(n) => {
             let n = usize::from(*n);
             let rows = t.history_rows(n);
-            assert_eq!(rows.len(), n.min(history), "history_rows({n}) with {history} rows of history");
+            assert_eq!(
+                rows.len(),
+                n.min(history),
+                "history_rows({n}) with {history} rows of history"
+            );
         }
         Read::ReadRows(n) => {
             let rows = t.read_rows(n.map(usize::from));
-            assert!(rows.len() <= size.rows as usize || n.is_some(), "read_rows(None) is within the screen");
+            assert!(
+                rows.len() <= size.rows as usize || n.is_some(),
+                "read_rows(None) is within the screen"
+            );
         }
         Read::RowRuns(offset, row) => {
             let mut runs = Vec::new();
@@ -778,25 +851,45 @@ fn perform_read(t: &mut Terminal, read: &Read) {
         Read::Cell(row, col) => {
             let inside = *row < size.rows && *col < size.cols;
             if !inside {
-                assert!(t.cell(*row, *col).is_none(), "cell({row}, {col}) outside {size:?}");
+                assert!(
+                    t.cell(*row, *col).is_none(),
+                    "cell({row}, {col}) outside {size:?}"
+                );
             } else {
                 let _ = t.cell(*row, *col);
             }
         }
         Read::FrameScreen => check_frame(t, View::Screen, 0),
-        Read::FrameScrollback(n) => check_frame(t, View::Scrollback(usize::from(*n)), usize::from(*n)),
+        Read::FrameScrollback(n) => {
+            check_frame(t, View::Scrollback(usize::from(*n)), usize::from(*n))
+        }
         Read::AttrRuns(first_row, max) => {
             let (first_row, max) = (usize::from(*first_row), usize::from(*max));
             let (runs, cut) = t.attr_runs(first_row, max);
-            assert!(runs.len() <= max && (runs.len() == max || !cut), "attr_runs: {} runs of at most {max}, cut {cut}", runs.len());
+            assert!(
+                runs.len() <= max && (runs.len() == max || !cut),
+                "attr_runs: {} runs of at most {max}, cut {cut}",
+                runs.len()
+            );
             // The frame's rows: up to `first_row` history rows (as many as there are), then the screen.
             let lowest = first_row - first_row.min(t.scrollback_rows());
             let mut last = (0, 0);
             for r in &runs {
-                assert!(r.row >= lowest && r.row < first_row + usize::from(size.rows), "attr run row {} outside the frame's rows {lowest}..{}", r.row, first_row + usize::from(size.rows));
-                assert!((r.row, r.col) >= last, "attr runs out of order: {r:?} after {last:?}");
+                assert!(
+                    r.row >= lowest && r.row < first_row + usize::from(size.rows),
+                    "attr run row {} outside the frame's rows {lowest}..{}",
+                    r.row,
+                    first_row + usize::from(size.rows)
+                );
+                assert!(
+                    (r.row, r.col) >= last,
+                    "attr runs out of order: {r:?} after {last:?}"
+                );
                 last = (r.row, r.col + r.len);
-                assert!(r.len > 0 && u32::from(r.col) + u32::from(r.len) <= u32::from(size.cols), "attr run {r:?} outside {size:?}");
+                assert!(
+                    r.len > 0 && u32::from(r.col) + u32::from(r.len) <= u32::from(size.cols),
+                    "attr run {r:?} outside {size:?}"
+                );
             }
         }
         Read::Snapshot => check_snapshot_round_trip(t),
@@ -818,13 +911,23 @@ fn perform_read(t: &mut Terminal, read: &Read) {
 /// The runs of a screen row cover exactly the screen's width; a row past the bottom has none.
 fn check_runs(runs: &[StyledRun], row: u16, size: Size) {
     if row >= size.rows {
-        assert!(runs.is_empty(), "row_runs of row {row} past the bottom of {size:?}");
+        assert!(
+            runs.is_empty(),
+            "row_runs of row {row} past the bottom of {size:?}"
+        );
         return;
     }
     let cols: u32 = runs.iter().map(|r| u32::from(r.cols)).sum();
-    assert_eq!(cols, u32::from(size.cols), "row {row}'s runs cover {cols} columns of {size:?}: {runs:?}");
+    assert_eq!(
+        cols,
+        u32::from(size.cols),
+        "row {row}'s runs cover {cols} columns of {size:?}: {runs:?}"
+    );
     for r in runs {
-        assert!(!r.wide || r.cols == 2, "a wide run covers exactly two columns: {r:?}");
+        assert!(
+            !r.wide || r.cols == 2,
+            "a wide run covers exactly two columns: {r:?}"
+        );
     }
 }
 
@@ -832,13 +935,31 @@ fn check_frame(t: &mut Terminal, view: View, requested: usize) {
     let size = t.size();
     let alt = t.modes().alternate_screen;
     let f = t.frame(view);
-    assert!(f.history_lines <= requested, "frame history {} > requested {requested}", f.history_lines);
-    assert!(!alt || f.history_lines == 0, "the alternate screen has no history");
-    assert_eq!(f.rows.len(), f.history_lines + usize::from(size.rows), "frame rows = history + screen");
+    assert!(
+        f.history_lines <= requested,
+        "frame history {} > requested {requested}",
+        f.history_lines
+    );
+    assert!(
+        !alt || f.history_lines == 0,
+        "the alternate screen has no history"
+    );
+    assert_eq!(
+        f.rows.len(),
+        f.history_lines + usize::from(size.rows),
+        "frame rows = history + screen"
+    );
     assert_eq!(f.text, join_rows(&f.rows), "frame text is its rows joined");
-    assert_eq!(f.content_hash, ScreenHash::of(&f.text), "content_hash is the text's hash");
+    assert_eq!(
+        f.content_hash,
+        ScreenHash::of(&f.text),
+        "content_hash is the text's hash"
+    );
     if let Some((row, col)) = f.cursor {
-        assert!(row < f.rows.len() && col <= size.cols, "frame cursor ({row}, {col}) outside");
+        assert!(
+            row < f.rows.len() && col <= size.cols,
+            "frame cursor ({row}, {col}) outside"
+        );
     }
 }
 
@@ -848,10 +969,20 @@ pub fn check_invariants(t: &mut Terminal) {
     let size = t.size();
     assert_eq!(size, size.clamped(), "size() is within the limits");
     let rows = t.screen_rows();
-    assert_eq!(rows.len(), usize::from(size.rows), "screen_rows() has exactly size().rows rows");
+    assert_eq!(
+        rows.len(),
+        usize::from(size.rows),
+        "screen_rows() has exactly size().rows rows"
+    );
     let c = t.cursor();
-    assert!(c.row < size.rows && c.col <= size.cols, "cursor {c:?} outside {size:?}");
-    assert!(t.scrollback_rows() <= t.scrollback_capacity(), "history beyond capacity");
+    assert!(
+        c.row < size.rows && c.col <= size.cols,
+        "cursor {c:?} outside {size:?}"
+    );
+    assert!(
+        t.scrollback_rows() <= t.scrollback_capacity(),
+        "history beyond capacity"
+    );
 }
 
 /// The oracle beyond "no panic": [`Terminal::snapshot`] fed into a fresh terminal of the same
@@ -864,14 +995,33 @@ pub fn check_snapshot_round_trip(t: &mut Terminal) {
     let snap = t.snapshot();
     let mut fresh = Terminal::new(t.size(), t.scrollback_capacity());
     fresh.feed(&snap);
-    assert_eq!(fresh.screen_text(), t.screen_text(), "snapshot round trip: screen_text");
+    assert_eq!(
+        fresh.screen_text(),
+        t.screen_text(),
+        "snapshot round trip: screen_text"
+    );
     assert_eq!(fresh.cursor(), t.cursor(), "snapshot round trip: cursor");
     assert_eq!(fresh.title(), t.title(), "snapshot round trip: title");
     assert_eq!(fresh.modes(), t.modes(), "snapshot round trip: modes");
-    assert_eq!(fresh.shell_integration(), t.shell_integration(), "snapshot round trip: shell_integration");
-    assert_eq!(fresh.screen_top_row(), t.screen_top_row(), "snapshot round trip: screen_top_row");
-    assert!(fresh.commands().eq(t.commands()), "snapshot round trip: commands");
-    assert_eq!(fresh.running_command(), t.running_command(), "snapshot round trip: running_command");
+    assert_eq!(
+        fresh.shell_integration(),
+        t.shell_integration(),
+        "snapshot round trip: shell_integration"
+    );
+    assert_eq!(
+        fresh.screen_top_row(),
+        t.screen_top_row(),
+        "snapshot round trip: screen_top_row"
+    );
+    assert!(
+        fresh.commands().eq(t.commands()),
+        "snapshot round trip: commands"
+    );
+    assert_eq!(
+        fresh.running_command(),
+        t.running_command(),
+        "snapshot round trip: running_command"
+    );
 }
 
 /// The inverse of the `arbitrary` derive for these types (arbitrary 1.x: enum tag a `u32`
@@ -945,21 +1095,70 @@ pub mod encode {
 
     /// Every [`Frag`], in declaration order (the order the derive numbers them).
     pub const FRAGS: &[Frag] = &[
-        Frag::Csi, Frag::Osc, Frag::Dcs, Frag::St, Frag::Bel, Frag::Esc, Frag::Question,
-        Frag::Greater, Frag::Less, Frag::Equals, Frag::Semi, Frag::Colon, Frag::SaveCursor,
-        Frag::RestoreCursor, Frag::ReverseIndex, Frag::Index, Frag::NextLine, Frag::TabSet,
-        Frag::FullReset, Frag::KeypadApplication, Frag::KeypadNumeric, Frag::G0Graphics,
-        Frag::G0Ascii, Frag::ScreenAlignment, Frag::Csi8, Frag::Osc8Bit, Frag::Cr, Frag::Lf,
-        Frag::CrLf, Frag::Tab, Frag::Backspace, Frag::Nul, Frag::Del, Frag::Wide,
-        Frag::Combining, Frag::Zwj, Frag::RegionalIndicator, Frag::EmojiModifier, Frag::Vs16,
-        Frag::Vs15, Frag::Emoji, Frag::Heart, Frag::ZeroWidthSpace, Frag::PartialUtf8,
-        Frag::InvalidUtf8, Frag::PasteStart, Frag::LinkOpen, Frag::LinkClose, Frag::PromptMark,
-        Frag::DoneMark, Frag::Cwd, Frag::Title, Frag::KittyPush, Frag::KittyPop,
-        Frag::KittyQuery, Frag::CursorReport, Frag::DeviceAttributes,
+        Frag::Csi,
+        Frag::Osc,
+        Frag::Dcs,
+        Frag::St,
+        Frag::Bel,
+        Frag::Esc,
+        Frag::Question,
+        Frag::Greater,
+        Frag::Less,
+        Frag::Equals,
+        Frag::Semi,
+        Frag::Colon,
+        Frag::SaveCursor,
+        Frag::RestoreCursor,
+        Frag::ReverseIndex,
+        Frag::Index,
+        Frag::NextLine,
+        Frag::TabSet,
+        Frag::FullReset,
+        Frag::KeypadApplication,
+        Frag::KeypadNumeric,
+        Frag::G0Graphics,
+        Frag::G0Ascii,
+        Frag::ScreenAlignment,
+        Frag::Csi8,
+        Frag::Osc8Bit,
+        Frag::Cr,
+        Frag::Lf,
+        Frag::CrLf,
+        Frag::Tab,
+        Frag::Backspace,
+        Frag::Nul,
+        Frag::Del,
+        Frag::Wide,
+        Frag::Combining,
+        Frag::Zwj,
+        Frag::RegionalIndicator,
+        Frag::EmojiModifier,
+        Frag::Vs16,
+        Frag::Vs15,
+        Frag::Emoji,
+        Frag::Heart,
+        Frag::ZeroWidthSpace,
+        Frag::PartialUtf8,
+        Frag::InvalidUtf8,
+        Frag::PasteStart,
+        Frag::LinkOpen,
+        Frag::LinkClose,
+        Frag::PromptMark,
+        Frag::DoneMark,
+        Frag::Cwd,
+        Frag::Title,
+        Frag::KittyPush,
+        Frag::KittyPop,
+        Frag::KittyQuery,
+        Frag::CursorReport,
+        Frag::DeviceAttributes,
     ];
 
     fn frag(out: &mut Vec<u8>, f: Frag) {
-        let i = FRAGS.iter().position(|&g| g == f).expect("FRAGS lists every fragment");
+        let i = FRAGS
+            .iter()
+            .position(|&g| g == f)
+            .expect("FRAGS lists every fragment");
         tag(out, i as u64, FRAGS.len() as u64);
     }
 
@@ -1021,7 +1220,12 @@ pub mod encode {
                 tag(out, 7, N);
                 out.push(*n);
             }
-            Piece::Mode { private, mode, set, query } => {
+            Piece::Mode {
+                private,
+                mode,
+                set,
+                query,
+            } => {
                 tag(out, 8, N);
                 boolean(out, *private);
                 mode_number(out, *mode);

@@ -190,7 +190,9 @@ impl Screen {
     /// Ends the open record, if any, at the cursor and the current time.
     fn end_command(&mut self, exit_code: Option<i32>) {
         let edge = self.output_edge();
-        let Some(mut r) = self.log.running.take() else { return };
+        let Some(mut r) = self.log.running.take() else {
+            return;
+        };
         if r.command.as_deref() == Some("") {
             return;
         }
@@ -249,7 +251,9 @@ impl Screen {
         osc(out, format!(";n;{};{}", self.rows_scrolled, log.next_id));
         let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         for r in log.done.iter().chain(&log.running) {
-            let text = r.command.as_ref().map_or(String::new(), |t| format!("b{}", encode_base64(t.as_bytes())));
+            let text = r.command.as_ref().map_or(String::new(), |t| {
+                format!("b{}", encode_base64(t.as_bytes()))
+            });
             let exit = r.exit_code.map_or(String::new(), |c| c.to_string());
             osc(
                 out,
@@ -274,9 +278,20 @@ impl Screen {
 
     /// Reads one of [`Self::write_command_log`]'s sequences; a malformed one is ignored.
     pub fn read_command_log(&mut self, params: &[&[u8]]) {
-        let field = |i: usize| params.get(i).and_then(|p| core::str::from_utf8(p).ok()).unwrap_or("");
+        let field = |i: usize| {
+            params
+                .get(i)
+                .and_then(|p| core::str::from_utf8(p).ok())
+                .unwrap_or("")
+        };
         let num = |i: usize| field(i).parse::<u64>().ok();
-        let opt = |i: usize| if field(i).is_empty() { Some(None) } else { num(i).map(Some) };
+        let opt = |i: usize| {
+            if field(i).is_empty() {
+                Some(None)
+            } else {
+                num(i).map(Some)
+            }
+        };
         let text = |s: &str, max: usize| {
             let bytes = decode_base64(s.as_bytes())?;
             String::from_utf8(bytes).ok().filter(|t| t.len() <= max)
@@ -285,9 +300,14 @@ impl Screen {
         const MAX_ROW: u64 = 1 << 53;
         match field(1) {
             "n" => {
-                let (Some(rows), Some(next_id)) = (num(2), num(3)) else { return };
+                let (Some(rows), Some(next_id)) = (num(2), num(3)) else {
+                    return;
+                };
                 self.rows_scrolled = rows.clamp(self.history.len() as u64, MAX_ROW);
-                self.log = CommandLog { next_id: next_id.min(MAX_ROW), ..CommandLog::default() };
+                self.log = CommandLog {
+                    next_id: next_id.min(MAX_ROW),
+                    ..CommandLog::default()
+                };
             }
             "c" => {
                 let (Some(id), Some(start), Some(end), Some(start_ms), Some(end_ms)) =
@@ -295,10 +315,17 @@ impl Screen {
                 else {
                     return;
                 };
-                let exit_code = if field(5).is_empty() { None } else { field(5).parse().ok() };
+                let exit_code = if field(5).is_empty() {
+                    None
+                } else {
+                    field(5).parse().ok()
+                };
                 let command = match field(9) {
                     "" => None,
-                    f => match f.strip_prefix('b').and_then(|b64| text(b64, MAX_COMMAND_BYTES)) {
+                    f => match f
+                        .strip_prefix('b')
+                        .and_then(|b64| text(b64, MAX_COMMAND_BYTES))
+                    {
                         Some(t) => Some(t),
                         None => return,
                     },
@@ -320,7 +347,11 @@ impl Screen {
                 if r.output_end_row.is_some() && r.end_ms.is_some() {
                     self.push_done(r);
                 } else {
-                    self.log.running = Some(CommandRecord { output_end_row: None, end_ms: None, ..r });
+                    self.log.running = Some(CommandRecord {
+                        output_end_row: None,
+                        end_ms: None,
+                        ..r
+                    });
                 }
             }
             "w" => {

@@ -117,7 +117,9 @@ impl Terminal {
         rows.extend(self.screen_rows());
         let text = join_rows(&rows);
         let cur = self.cursor();
-        let cursor = cur.visible.then_some((history_lines + usize::from(cur.row), cur.col));
+        let cursor = cur
+            .visible
+            .then_some((history_lines + usize::from(cur.row), cur.col));
         let stable_hash = match cursor {
             Some((r, _)) => {
                 let mut marked = rows.clone();
@@ -126,7 +128,14 @@ impl Terminal {
             }
             None => ScreenHash::of(&text),
         };
-        Frame { content_hash: ScreenHash::of(&text), stable_hash, rows, history_lines, cursor, text }
+        Frame {
+            content_hash: ScreenHash::of(&text),
+            stable_hash,
+            rows,
+            history_lines,
+            cursor,
+            text,
+        }
     }
 
     /// Runs of non-default style in the rows of a frame read with `history_lines` history rows
@@ -148,7 +157,12 @@ impl Terminal {
                     if out.len() == max {
                         return (out, true);
                     }
-                    out.push(AttrRun { row, col, len: run.cols, style: run.style });
+                    out.push(AttrRun {
+                        row,
+                        col,
+                        len: run.cols,
+                        style: run.style,
+                    });
                 }
                 col += run.cols;
             }
@@ -160,7 +174,10 @@ impl Terminal {
 /// Spaces in a style that shows nothing (only fg or text attributes set, default background, no
 /// reverse) are not worth reporting.
 fn is_blank_default_bg(run: &crate::StyledRun) -> bool {
-    run.style.bg == Color::Default && !run.style.inverse && !run.style.underline && run.text.trim().is_empty()
+    run.style.bg == Color::Default
+        && !run.style.inverse
+        && !run.style.underline
+        && run.text.trim().is_empty()
 }
 
 #[cfg(test)]
@@ -171,7 +188,10 @@ mod tests {
     #[test]
     fn hashes_are_blake2b_128_hex() {
         // BLAKE2b-128 of the empty string (RFC 7693 parameters, 16-byte digest).
-        assert_eq!(ScreenHash::of("").to_hex(), "cae66941d9efbd404e4d88758ea67670");
+        assert_eq!(
+            ScreenHash::of("").to_hex(),
+            "cae66941d9efbd404e4d88758ea67670"
+        );
         let h = ScreenHash::of("abc");
         assert_eq!(ScreenHash::from_hex(&h.to_hex()), Some(h));
         assert_eq!(ScreenHash::from_hex("zz"), None);
@@ -201,7 +221,10 @@ mod tests {
         let b = t.frame(View::Screen);
         assert_ne!(a.content_hash, b.content_hash);
         assert_eq!(a.stable_hash, b.stable_hash);
-        assert_eq!(a.stable_hash, ScreenHash::of("\u{1f469}\u{200d}\u{1f4bb}\0b\n"));
+        assert_eq!(
+            a.stable_hash,
+            ScreenHash::of("\u{1f469}\u{200d}\u{1f4bb}\0b\n")
+        );
     }
 
     #[test]

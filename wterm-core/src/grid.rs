@@ -29,7 +29,11 @@ impl PartialEq for CellStyle {
     /// Without branches: history packing compares every cell's style with its neighbour's.
     #[inline]
     fn eq(&self, o: &CellStyle) -> bool {
-        (self.fg ^ o.fg) | (self.bg ^ o.bg) | u32::from(self.link ^ o.link) | u32::from(self.attrs ^ o.attrs) == 0
+        (self.fg ^ o.fg)
+            | (self.bg ^ o.bg)
+            | u32::from(self.link ^ o.link)
+            | u32::from(self.attrs ^ o.attrs)
+            == 0
     }
 }
 
@@ -60,7 +64,12 @@ fn unpack_color(v: u32) -> Color {
 
 impl CellStyle {
     /// The default style: default colors, no attributes, no link.
-    pub const DEFAULT: CellStyle = CellStyle { fg: 0, bg: 0, link: 0, attrs: 0 };
+    pub const DEFAULT: CellStyle = CellStyle {
+        fg: 0,
+        bg: 0,
+        link: 0,
+        attrs: 0,
+    };
 
     #[cfg(test)]
     pub fn pack(s: Style) -> CellStyle {
@@ -76,7 +85,12 @@ impl CellStyle {
         ]
         .iter()
         .fold(0, |a, &(on, bit)| if on { a | bit } else { a });
-        CellStyle { fg: pack_color(s.fg), bg: pack_color(s.bg), link: s.link.map_or(0, LinkId::get), attrs }
+        CellStyle {
+            fg: pack_color(s.fg),
+            bg: pack_color(s.bg),
+            link: s.link.map_or(0, LinkId::get),
+            attrs,
+        }
     }
 
     pub fn unpack(self) -> Style {
@@ -99,7 +113,10 @@ impl CellStyle {
     /// Only the background: what erased and scrolled-in cells get (xterm BCE).
     #[inline]
     pub fn background(self) -> CellStyle {
-        CellStyle { bg: self.bg, ..CellStyle::DEFAULT }
+        CellStyle {
+            bg: self.bg,
+            ..CellStyle::DEFAULT
+        }
     }
 
     #[inline]
@@ -110,7 +127,10 @@ impl CellStyle {
     /// SGR 0: default colors and attributes; the link stays (OSC 8 owns it).
     #[inline]
     pub fn reset_sgr(&mut self) {
-        *self = CellStyle { link: self.link, ..CellStyle::DEFAULT };
+        *self = CellStyle {
+            link: self.link,
+            ..CellStyle::DEFAULT
+        };
     }
 
     /// Turns the `ATTR_*` bits of `bits` on or off.
@@ -147,7 +167,11 @@ impl Cell {
     /// An erased cell: a space in `style` (erasing keeps the background color, ECMA-48 BCE).
     #[inline]
     pub const fn blank(style: CellStyle) -> Cell {
-        Cell { content: b' ' as u32, style, flags: 0 }
+        Cell {
+            content: b' ' as u32,
+            style,
+            flags: 0,
+        }
     }
 
     /// A cell that stores nothing worth keeping: a space in the default style.
@@ -172,7 +196,11 @@ pub(crate) struct Row {
 
 impl Row {
     pub fn new(cols: u16, style: CellStyle) -> Row {
-        let mut r = Row { cells: Vec::new(), wrapped: false, dirty_end: u16::MAX };
+        let mut r = Row {
+            cells: Vec::new(),
+            wrapped: false,
+            dirty_end: u16::MAX,
+        };
         r.reset(cols, style);
         r
     }
@@ -180,7 +208,11 @@ impl Row {
     /// A history row holding a copy of `cells` (already trimmed).
     pub fn from_cells(cells: Vec<Cell>, wrapped: bool) -> Row {
         let dirty_end = cells.len().min(usize::from(u16::MAX)) as u16;
-        Row { cells, wrapped, dirty_end }
+        Row {
+            cells,
+            wrapped,
+            dirty_end,
+        }
     }
 
     /// Erases every cell to `style` blanks, keeping the width.
@@ -215,7 +247,10 @@ impl Row {
     /// Number of cells up to the last one that is not a default blank.
     pub fn used_len(&self) -> usize {
         let end = usize::from(self.dirty_end).min(self.cells.len());
-        self.cells[..end].iter().rposition(|c| !c.is_default_blank()).map_or(0, |i| i + 1)
+        self.cells[..end]
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1)
     }
 }
 
@@ -261,15 +296,27 @@ impl HistoryRow {
         }
         words.clear();
         // Two plain passes (each compiles to a tight loop) rather than one that does both.
-        words.extend(used.iter().map(|c| c.content | u32::from(c.flags) << HISTORY_FLAG_SHIFT));
+        words.extend(
+            used.iter()
+                .map(|c| c.content | u32::from(c.flags) << HISTORY_FLAG_SHIFT),
+        );
         let mut style = CellStyle::DEFAULT;
         for (i, c) in used.iter().enumerate() {
             if c.style != style {
                 style = c.style;
-                words.extend_from_slice(&[i as u32, style.fg, style.bg, u32::from(style.link) << 8 | u32::from(style.attrs)]);
+                words.extend_from_slice(&[
+                    i as u32,
+                    style.fg,
+                    style.bg,
+                    u32::from(style.link) << 8 | u32::from(style.attrs),
+                ]);
             }
         }
-        HistoryRow { words, cells: used.len() as u16, wrapped: row.wrapped }
+        HistoryRow {
+            words,
+            cells: used.len() as u16,
+            wrapped: row.wrapped,
+        }
     }
 
     /// The row as [`Cell`]s (as many as were kept; readers pad with default blanks).
@@ -281,12 +328,21 @@ impl HistoryRow {
         for (i, &w) in cells.iter().enumerate() {
             if let Some(&&[col, fg, bg, rest]) = changes.peek() {
                 if col as usize == i {
-                    style = CellStyle { fg, bg, link: (rest >> 8) as u16, attrs: rest as u8 };
+                    style = CellStyle {
+                        fg,
+                        bg,
+                        link: (rest >> 8) as u16,
+                        attrs: rest as u8,
+                    };
                     changes.next();
                 }
             }
             let content = w & ((1 << HISTORY_FLAG_SHIFT) - 1);
-            out.push(Cell { content, style, flags: (w >> HISTORY_FLAG_SHIFT) as u8 });
+            out.push(Cell {
+                content,
+                style,
+                flags: (w >> HISTORY_FLAG_SHIFT) as u8,
+            });
         }
         Row::from_cells(out, self.wrapped)
     }
@@ -346,8 +402,17 @@ mod tests {
         let link = LinkId::new(7);
         let styles = [
             Style::default(),
-            Style { fg: Color::Indexed(0), bg: Color::Indexed(255), ..Style::default() },
-            Style { fg: Color::Rgb(1, 2, 3), bg: Color::Rgb(255, 0, 255), link, ..Style::default() },
+            Style {
+                fg: Color::Indexed(0),
+                bg: Color::Indexed(255),
+                ..Style::default()
+            },
+            Style {
+                fg: Color::Rgb(1, 2, 3),
+                bg: Color::Rgb(255, 0, 255),
+                link,
+                ..Style::default()
+            },
             Style {
                 bold: true,
                 dim: true,
@@ -359,7 +424,12 @@ mod tests {
                 strikethrough: true,
                 ..Style::default()
             },
-            Style { underline: true, strikethrough: true, fg: Color::Indexed(9), ..Style::default() },
+            Style {
+                underline: true,
+                strikethrough: true,
+                fg: Color::Indexed(9),
+                ..Style::default()
+            },
         ];
         for s in styles {
             assert_eq!(CellStyle::pack(s).unpack(), s);
@@ -371,12 +441,31 @@ mod tests {
 
     #[test]
     fn history_row_round_trips_cells_styles_and_flags() {
-        let red = CellStyle::pack(Style { fg: Color::Indexed(1), ..Style::default() });
+        let red = CellStyle::pack(Style {
+            fg: Color::Indexed(1),
+            ..Style::default()
+        });
         let mut row = Row::new(6, CellStyle::DEFAULT);
-        row.cells[0] = Cell { content: 'a' as u32, style: red, flags: 0 };
-        row.cells[1] = Cell { content: 0x4e2d, style: red, flags: WIDE };
-        row.cells[2] = Cell { content: ' ' as u32, style: red, flags: WIDE_CONT };
-        row.cells[3] = Cell { content: CLUSTER_BASE + 3, style: CellStyle::DEFAULT, flags: 0 };
+        row.cells[0] = Cell {
+            content: 'a' as u32,
+            style: red,
+            flags: 0,
+        };
+        row.cells[1] = Cell {
+            content: 0x4e2d,
+            style: red,
+            flags: WIDE,
+        };
+        row.cells[2] = Cell {
+            content: ' ' as u32,
+            style: red,
+            flags: WIDE_CONT,
+        };
+        row.cells[3] = Cell {
+            content: CLUSTER_BASE + 3,
+            style: CellStyle::DEFAULT,
+            flags: 0,
+        };
         row.touch(4);
         row.wrapped = true;
         let back = HistoryRow::pack(&row, None).unpack();
@@ -384,6 +473,9 @@ mod tests {
         assert!(back.wrapped);
         // Reusing a dropped row's allocations gives the same row.
         let spare = HistoryRow::pack(&Row::new(6, red), None);
-        assert_eq!(HistoryRow::pack(&row, Some(spare)).unpack().cells, row.cells[..4]);
+        assert_eq!(
+            HistoryRow::pack(&row, Some(spare)).unpack().cells,
+            row.cells[..4]
+        );
     }
 }

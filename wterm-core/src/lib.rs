@@ -15,13 +15,13 @@
 //! No web or async dependencies: the adapters own I/O.
 #![deny(missing_docs)]
 
+mod cmdlog;
 pub mod error;
+mod frame;
+mod grid;
 pub mod keys;
 pub mod limits;
 pub mod modes;
-mod cmdlog;
-mod frame;
-mod grid;
 mod screen;
 mod terminal;
 mod unicode;
@@ -32,6 +32,6 @@ pub use error::{Error, ErrorKind};
 pub use frame::{AttrRun, Frame, ScreenHash, View};
 pub use modes::{CursorShape, CursorStyle, Modes, MouseEncoding, MouseTracking};
 pub use terminal::{
-    RESYNC_PREFIX, join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LinkId, ShellIntegration, ShellState, Size, Style,
-    StyledRun, Terminal, TextRow,
+    join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LinkId,
+    ShellIntegration, ShellState, Size, Style, StyledRun, Terminal, TextRow, RESYNC_PREFIX,
 };

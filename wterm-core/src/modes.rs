@@ -26,7 +26,10 @@ pub struct CursorStyle {
 impl Default for CursorStyle {
     /// A blinking block, DECSCUSR 0.
     fn default() -> Self {
-        CursorStyle { shape: CursorShape::Block, blink: true }
+        CursorStyle {
+            shape: CursorShape::Block,
+            blink: true,
+        }
     }
 }
 
@@ -121,7 +124,10 @@ impl Modes {
         insert: false,
         origin: false,
         synchronized_output: false,
-        cursor_style: CursorStyle { shape: CursorShape::Block, blink: true },
+        cursor_style: CursorStyle {
+            shape: CursorShape::Block,
+            blink: true,
+        },
     };
 }
 

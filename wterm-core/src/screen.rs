@@ -65,7 +65,9 @@ pub(crate) struct Buffer {
 impl Buffer {
     fn new(size: Size) -> Buffer {
         Buffer {
-            rows: (0..size.rows).map(|_| Row::new(size.cols, CellStyle::DEFAULT)).collect(),
+            rows: (0..size.rows)
+                .map(|_| Row::new(size.cols, CellStyle::DEFAULT))
+                .collect(),
             row: 0,
             col: 0,
             pending_wrap: false,
@@ -211,7 +213,10 @@ impl Screen {
             size,
             main: Buffer::new(size),
             // Allocated when a program first switches to it (most sessions never do).
-            alt: Buffer::new(Size { rows: 0, cols: size.cols }),
+            alt: Buffer::new(Size {
+                rows: 0,
+                cols: size.cols,
+            }),
             alt_active: false,
             history: VecDeque::new(),
             rows_scrolled: 0,
@@ -307,7 +312,12 @@ impl Screen {
     fn join(&mut self, at: (u16, u16), c: char) -> bool {
         let (row, col) = at;
         let cols = self.size.cols;
-        let Some(cell) = self.buf().rows.get(usize::from(row)).and_then(|r| r.cells.get(usize::from(col))).copied()
+        let Some(cell) = self
+            .buf()
+            .rows
+            .get(usize::from(row))
+            .and_then(|r| r.cells.get(usize::from(col)))
+            .copied()
         else {
             return false;
         };
@@ -328,18 +338,26 @@ impl Screen {
         }
         let autowrap = self.modes.autowrap;
         text.push(c);
-        let Some(content) = self.clusters.intern(&text) else { return true };
+        let Some(content) = self.clusters.intern(&text) else {
+            return true;
+        };
         let buf = self.buf_mut();
         buf.rows[usize::from(row)].cells[usize::from(col)].content = content;
         if widen && col + 1 < cols && !buf.pending_wrap {
             let r = &mut buf.rows[usize::from(row)];
             r.touch(usize::from(col) + 3);
             // The neighbour's own wide pair must not be left half.
-            if r.cells[usize::from(col) + 1].flags & WIDE != 0 && usize::from(col) + 2 < r.cells.len() {
+            if r.cells[usize::from(col) + 1].flags & WIDE != 0
+                && usize::from(col) + 2 < r.cells.len()
+            {
                 r.cells[usize::from(col) + 2] = Cell::blank(r.cells[usize::from(col) + 2].style);
             }
             r.cells[usize::from(col)].flags |= WIDE;
-            r.cells[usize::from(col) + 1] = Cell { content: b' ' as u32, style: cell.style, flags: WIDE_CONT };
+            r.cells[usize::from(col) + 1] = Cell {
+                content: b' ' as u32,
+                style: cell.style,
+                flags: WIDE_CONT,
+            };
             if buf.row == row && buf.col == col + 1 {
                 if col + 2 >= cols {
                     buf.col = cols - 1;
@@ -362,7 +380,11 @@ impl Screen {
         let mut i = 0;
         while i < run.len() {
             let ascii = self.charsets.get(self.gl) == Some(&Charset::Ascii);
-            match if ascii { self.put_narrow_run(&run[i..]) } else { 0 } {
+            match if ascii {
+                self.put_narrow_run(&run[i..])
+            } else {
+                0
+            } {
                 0 => {
                     self.print(char::from(run[i]));
                     i += 1;
@@ -381,22 +403,34 @@ impl Screen {
             return 0;
         }
         let (cols, pen) = (self.size.cols, self.pen);
-        let buf = if self.alt_active { &mut self.alt } else { &mut self.main };
+        let buf = if self.alt_active {
+            &mut self.alt
+        } else {
+            &mut self.main
+        };
         let (row, col) = (buf.row, buf.col);
         if buf.pending_wrap || col + 1 >= cols {
             return 0;
         }
-        let Some(r) = buf.rows.get_mut(usize::from(row)) else { return 0 };
+        let Some(r) = buf.rows.get_mut(usize::from(row)) else {
+            return 0;
+        };
         let start = usize::from(col);
         let room = usize::from(cols - 1 - col).min(run.len());
-        let Some(cells) = r.cells.get_mut(start..start + room) else { return 0 };
+        let Some(cells) = r.cells.get_mut(start..start + room) else {
+            return 0;
+        };
         let mut n = 0;
         for (cell, &content) in cells.iter_mut().zip(run) {
             // Stop before a wide character's half: overwriting it blanks its other half.
             if cell.flags != 0 {
                 break;
             }
-            *cell = Cell { content: content.into(), style: pen, flags: 0 };
+            *cell = Cell {
+                content: content.into(),
+                style: pen,
+                flags: 0,
+            };
             n += 1;
         }
         if n == 0 {
@@ -452,16 +486,32 @@ impl Screen {
             self.insert_blanks(row, col, w);
         }
         self.fix_wide(row, col, col + w);
-        let buf = if self.alt_active { &mut self.alt } else { &mut self.main };
+        let buf = if self.alt_active {
+            &mut self.alt
+        } else {
+            &mut self.main
+        };
         let r = &mut buf.rows[usize::from(row)];
         let c = usize::from(col);
         r.touch(c + usize::from(width));
         let cells = &mut r.cells;
         if width == 2 {
-            cells[c] = Cell { content, style: pen, flags: WIDE };
-            cells[c + 1] = Cell { content: b' ' as u32, style: pen, flags: WIDE_CONT };
+            cells[c] = Cell {
+                content,
+                style: pen,
+                flags: WIDE,
+            };
+            cells[c + 1] = Cell {
+                content: b' ' as u32,
+                style: pen,
+                flags: WIDE_CONT,
+            };
         } else {
-            cells[c] = Cell { content, style: pen, flags: 0 };
+            cells[c] = Cell {
+                content,
+                style: pen,
+                flags: 0,
+            };
         }
         self.last_print = Some((row, col));
         self.last_char = Some((content, width));
@@ -535,7 +585,11 @@ impl Screen {
     /// CUD: down `n`, stopping at the bottom margin when starting inside the region.
     pub fn down(&mut self, n: u16) {
         let (row, col) = (self.buf().row, self.buf().col);
-        let limit = if row <= self.bottom { self.bottom } else { self.size.rows - 1 };
+        let limit = if row <= self.bottom {
+            self.bottom
+        } else {
+            self.size.rows - 1
+        };
         self.set_cursor(row.saturating_add(n).min(limit), col);
     }
 
@@ -653,7 +707,11 @@ impl Screen {
         if self.history_cap == 0 {
             return;
         }
-        let spare = if self.history.len() >= self.history_cap { self.history.pop_front() } else { None };
+        let spare = if self.history.len() >= self.history_cap {
+            self.history.pop_front()
+        } else {
+            None
+        };
         self.history.push_back(HistoryRow::pack(row, spare));
     }
 
@@ -694,7 +752,10 @@ impl Screen {
         let cols = self.size.cols;
         for _ in 0..n {
             let buf = self.buf_mut();
-            let mut row = buf.rows.remove(usize::from(bottom)).unwrap_or_else(|| Row::new(cols, style));
+            let mut row = buf
+                .rows
+                .remove(usize::from(bottom))
+                .unwrap_or_else(|| Row::new(cols, style));
             row.reset(cols, style);
             buf.rows.insert(usize::from(top), row);
         }
@@ -738,7 +799,10 @@ impl Screen {
         let cols = self.size.cols;
         for _ in 0..n {
             let buf = self.buf_mut();
-            let mut r = buf.rows.remove(usize::from(row)).unwrap_or_else(|| Row::new(cols, style));
+            let mut r = buf
+                .rows
+                .remove(usize::from(row))
+                .unwrap_or_else(|| Row::new(cols, style));
             r.reset(cols, style);
             buf.rows.insert(usize::from(bottom), r);
         }
@@ -821,13 +885,20 @@ impl Screen {
     /// Shifts cells from `col` right by `n` within `row`; cells pushed past the edge are lost.
     fn insert_blanks(&mut self, row: u16, col: u16, n: u16) {
         let cols = usize::from(self.size.cols);
-        let (c, n) = (usize::from(col), usize::from(n).min(cols - usize::from(col)));
+        let (c, n) = (
+            usize::from(col),
+            usize::from(n).min(cols - usize::from(col)),
+        );
         self.fix_wide(row, col, col);
         let style = self.erase_style();
         let r = &mut self.buf_mut().rows[usize::from(row)];
         // Content moves right by `n`; the inserted blanks may carry a background.
         let end = usize::from(r.dirty_end) + n;
-        r.touch(if style == CellStyle::DEFAULT { end } else { end.max(c + n) });
+        r.touch(if style == CellStyle::DEFAULT {
+            end
+        } else {
+            end.max(c + n)
+        });
         let cells = &mut r.cells;
         // The pair cut by the right edge goes blank.
         split_wide(cells, cols - n);
@@ -865,7 +936,11 @@ impl Screen {
         let cols = self.size.cols;
         for r in self.buf_mut().rows.iter_mut() {
             r.reset(cols, CellStyle::DEFAULT);
-            r.cells.fill(Cell { content: u32::from(b'E'), style: CellStyle::DEFAULT, flags: 0 });
+            r.cells.fill(Cell {
+                content: u32::from(b'E'),
+                style: CellStyle::DEFAULT,
+                flags: 0,
+            });
             r.touch(usize::from(cols));
         }
         self.top = 0;
@@ -911,7 +986,9 @@ impl Screen {
     /// Switches to the alternate screen (47, 1047, 1049); `clear` erases it first.
     pub fn enter_alt(&mut self, clear: bool) {
         if self.alt.rows.is_empty() {
-            self.alt.rows = (0..self.size.rows).map(|_| Row::new(self.size.cols, CellStyle::DEFAULT)).collect();
+            self.alt.rows = (0..self.size.rows)
+                .map(|_| Row::new(self.size.cols, CellStyle::DEFAULT))
+                .collect();
         }
         if !self.alt_active {
             let (row, col) = (self.main.row, self.main.col);
@@ -952,7 +1029,10 @@ impl Screen {
     /// DECSTR (`CSI ! p`), soft reset: modes and margins to defaults, the screen is kept.
     pub fn soft_reset(&mut self) {
         let style = self.modes.cursor_style;
-        self.modes = ModeState { cursor_style: style, ..ModeState::default() };
+        self.modes = ModeState {
+            cursor_style: style,
+            ..ModeState::default()
+        };
         self.top = 0;
         self.bottom = self.size.rows - 1;
         self.pen = CellStyle::DEFAULT;
@@ -1086,7 +1166,9 @@ impl Screen {
         if uri.is_empty() || uri.len() > MAX_LINK_URI_BYTES {
             return;
         }
-        let Ok(uri) = core::str::from_utf8(uri) else { return };
+        let Ok(uri) = core::str::from_utf8(uri) else {
+            return;
+        };
         let lower = uri.get(..8).unwrap_or(uri).to_ascii_lowercase();
         if !(lower.starts_with("http://") || lower.starts_with("https://")) {
             return;

@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use crate::cmdlog::{CommandOutput, CommandRecord};
 use crate::grid::{CellStyle, Row, WIDE, WIDE_CONT};
 use crate::limits::{
-    DEFAULT_SCROLLBACK_ROWS, MAX_COLS, MAX_OSC_BYTES, MAX_ROWS, MAX_SCROLLBACK_ROWS, MAX_TAIL_LINES,
-    MIN_COLS, MIN_ROWS,
+    DEFAULT_SCROLLBACK_ROWS, MAX_COLS, MAX_OSC_BYTES, MAX_ROWS, MAX_SCROLLBACK_ROWS,
+    MAX_TAIL_LINES, MIN_COLS, MIN_ROWS,
 };
 use crate::modes::{CursorShape, Modes};
 use crate::screen::{Charset, Screen, MOUSE_MODES};
@@ -225,7 +225,9 @@ pub struct Terminal {
 
 impl core::fmt::Debug for Terminal {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Terminal").field("size", &self.size()).finish_non_exhaustive()
+        f.debug_struct("Terminal")
+            .field("size", &self.size())
+            .finish_non_exhaustive()
     }
 }
 
@@ -244,7 +246,8 @@ impl Terminal {
     pub fn memory_bound(size: Size, scrollback_rows: usize) -> u64 {
         let size = size.clamped();
         let cols = u64::from(size.cols);
-        let screens = 2 * cols * u64::from(size.rows) * std::mem::size_of::<crate::grid::Cell>() as u64;
+        let screens =
+            2 * cols * u64::from(size.rows) * std::mem::size_of::<crate::grid::Cell>() as u64;
         let history = cols * scrollback_rows.min(MAX_SCROLLBACK_ROWS) as u64 * 4;
         screens + history
     }
@@ -286,12 +289,19 @@ impl Terminal {
         if self.utf8_tail_len > 0 {
             let held = self.utf8_tail_len;
             let need = vt::utf8_len(self.utf8_tail[0]) - held;
-            let taken = bytes.iter().take(need).take_while(|&&b| b & 0xc0 == 0x80).count();
+            let taken = bytes
+                .iter()
+                .take(need)
+                .take_while(|&&b| b & 0xc0 == 0x80)
+                .count();
             self.utf8_tail[held..held + taken].copy_from_slice(&bytes[..taken]);
             // Held on only while still the start of a valid character: F4 9B is not (F4 takes
             // 80..=8F next), and vte fed it prints U+FFFD at once.
             let grown = held + taken;
-            if taken < need && taken == bytes.len() && vt::incomplete_utf8_suffix(&self.utf8_tail[..grown]) == grown {
+            if taken < need
+                && taken == bytes.len()
+                && vt::incomplete_utf8_suffix(&self.utf8_tail[..grown]) == grown
+            {
                 self.utf8_tail_len = grown;
                 return self.effects();
             }
@@ -358,7 +368,9 @@ impl Terminal {
     #[inline(never)]
     fn parse(&mut self, bytes: &[u8]) -> usize {
         self.screen.sequence_ended = false;
-        let n = self.parser.advance_until_terminated(&mut self.screen, bytes);
+        let n = self
+            .parser
+            .advance_until_terminated(&mut self.screen, bytes);
         self.ground = self.screen.sequence_ended;
         n
     }
@@ -419,7 +431,11 @@ impl Terminal {
     /// The cursor within the visible screen.
     pub fn cursor(&self) -> Cursor {
         let b = self.screen.buf();
-        Cursor { row: b.row, col: b.col, visible: self.screen.modes.show_cursor }
+        Cursor {
+            row: b.row,
+            col: b.col,
+            visible: self.screen.modes.show_cursor,
+        }
     }
 
     /// The input-affecting and display modes the program has set.
@@ -509,7 +525,10 @@ impl Terminal {
     /// The record with this [`CommandRecord::id`], running or finished, while the log keeps it.
     pub fn command(&self, id: u64) -> Option<&CommandRecord> {
         let log = &self.screen.log;
-        log.running.iter().chain(log.done.iter().rev()).find(|r| r.id == id)
+        log.running
+            .iter()
+            .chain(log.done.iter().rev())
+            .find(|r| r.id == id)
     }
 
     /// The lifetime row number of the main screen's top row: rows that ever left the top of the
@@ -545,18 +564,29 @@ impl Terminal {
         let s = &self.screen;
         let top = s.rows_scrolled;
         let start = record.output_start_row;
-        let end = record.output_end_row.unwrap_or_else(|| s.output_edge()).max(start);
+        let end = record
+            .output_end_row
+            .unwrap_or_else(|| s.output_edge())
+            .max(start);
         let first_kept = top.saturating_sub(s.history.len() as u64);
         let screen_end = top + u64::from(s.size.rows);
         let from = start.max(first_kept).min(end);
         let to = end.min(screen_end).max(from);
         let row = |abs: u64| -> TextRow {
             let r = if abs < top {
-                s.history.get((abs - first_kept) as usize).map(|h| Cow::Owned(h.unpack()))
+                s.history
+                    .get((abs - first_kept) as usize)
+                    .map(|h| Cow::Owned(h.unpack()))
             } else {
                 s.main.rows.get((abs - top) as usize).map(Cow::Borrowed)
             };
-            r.map_or(TextRow { text: String::new(), wrapped: false }, |r| self.text_row(&r))
+            r.map_or(
+                TextRow {
+                    text: String::new(),
+                    wrapped: false,
+                },
+                |r| self.text_row(&r),
+            )
         };
         let join = |range: core::ops::Range<u64>| {
             let rows: Vec<TextRow> = range.map(row).collect();
@@ -608,12 +638,18 @@ impl Terminal {
     pub fn row_runs(&mut self, view_offset: usize, row: u16, out: &mut Vec<StyledRun>) {
         out.clear();
         let cols = usize::from(self.size().cols);
-        let Some(r) = self.view_row(view_offset, row) else { return };
+        let Some(r) = self.view_row(view_offset, row) else {
+            return;
+        };
         let clusters = &self.screen.clusters;
         let mut cur: Option<StyledRun> = None;
         let mut cur_style = CellStyle::DEFAULT;
         for col in 0..cols {
-            let cell = r.cells.get(col).copied().unwrap_or(crate::grid::Cell::blank(CellStyle::DEFAULT));
+            let cell = r
+                .cells
+                .get(col)
+                .copied()
+                .unwrap_or(crate::grid::Cell::blank(CellStyle::DEFAULT));
             if cell.flags & WIDE_CONT != 0 {
                 if let Some(run) = cur.as_mut() {
                     run.cols += 1;
@@ -634,7 +670,12 @@ impl Terminal {
                     let mut text = String::new();
                     clusters.push_text(cell.content, &mut text);
                     cur_style = cell.style;
-                    cur = Some(StyledRun { text, cols: 1, style: cell.style.unpack(), wide });
+                    cur = Some(StyledRun {
+                        text,
+                        cols: 1,
+                        style: cell.style.unpack(),
+                        wide,
+                    });
                 }
             }
         }
@@ -646,7 +687,13 @@ impl Terminal {
     /// The style and text of the cell at a screen position (0-based), or `None` outside the
     /// screen or on the second half of a wide character. A blank cell's text is empty.
     pub fn cell(&self, row: u16, col: u16) -> Option<(String, Style)> {
-        let cell = *self.screen.buf().rows.get(usize::from(row))?.cells.get(usize::from(col))?;
+        let cell = *self
+            .screen
+            .buf()
+            .rows
+            .get(usize::from(row))?
+            .cells
+            .get(usize::from(col))?;
         if cell.flags & WIDE_CONT != 0 {
             return None;
         }
@@ -674,7 +721,10 @@ impl Terminal {
             let trimmed = text.trim_end_matches(' ').len();
             text.truncate(trimmed);
         }
-        TextRow { text, wrapped: row.wrapped }
+        TextRow {
+            text,
+            wrapped: row.wrapped,
+        }
     }
 
     /// The cursor's screen row as text with the cursor's cell (a wide character's first half
@@ -700,12 +750,20 @@ impl Terminal {
             let trimmed = text.trim_end_matches(' ').len();
             text.truncate(trimmed);
         }
-        TextRow { text, wrapped: row.wrapped }
+        TextRow {
+            text,
+            wrapped: row.wrapped,
+        }
     }
 
     /// The rows of the visible screen as text, top to bottom.
     pub fn screen_rows(&self) -> Vec<TextRow> {
-        self.screen.buf().rows.iter().map(|r| self.text_row(r)).collect()
+        self.screen
+            .buf()
+            .rows
+            .iter()
+            .map(|r| self.text_row(r))
+            .collect()
     }
 
     /// The visible screen as plain text: rows joined with `\n`, trailing spaces of each row
@@ -757,13 +815,18 @@ impl Terminal {
     pub fn history_rows(&mut self, count: usize) -> Vec<TextRow> {
         let count = count.min(self.scrollback_rows());
         let h = &self.screen.history;
-        h.range(h.len() - count..).map(|r| self.text_row(&r.unpack())).collect()
+        h.range(h.len() - count..)
+            .map(|r| self.text_row(&r.unpack()))
+            .collect()
     }
 
     /// The number of leading screen rows that hold content: through the cursor row and the last
     /// row with text, whichever is lower on the screen.
     fn content_end(&self, rows: &[TextRow]) -> usize {
-        let last_text = rows.iter().rposition(|r| !r.text.is_empty()).map_or(0, |i| i + 1);
+        let last_text = rows
+            .iter()
+            .rposition(|r| !r.text.is_empty())
+            .map_or(0, |i| i + 1);
         let cursor = usize::from(self.cursor().row) + 1;
         last_text.max(cursor).min(rows.len())
     }
@@ -777,7 +840,12 @@ impl Terminal {
     pub fn snapshot(&mut self) -> Vec<u8> {
         let s = &self.screen;
         let cols = s.size.cols;
-        let mut w = SnapshotWriter { out: Vec::new(), style: Style::default(), s, prev: String::new() };
+        let mut w = SnapshotWriter {
+            out: Vec::new(),
+            style: Style::default(),
+            s,
+            prev: String::new(),
+        };
         // History then the main screen as lines: the top ones scroll into history.
         let mut prev_wrapped = None;
         let history = s.history.iter().map(|r| Cow::Owned(r.unpack()));
@@ -797,7 +865,8 @@ impl Terminal {
             w.out.extend_from_slice(b"\x1b[?47h");
             for (i, row) in s.alt.rows.iter().enumerate() {
                 if i == 0 || !s.alt.rows[i - 1].wrapped {
-                    w.out.extend_from_slice(format!("\x1b[{};1H", i + 1).as_bytes());
+                    w.out
+                        .extend_from_slice(format!("\x1b[{};1H", i + 1).as_bytes());
                     w.prev.clear();
                 }
                 let after_wrap = i > 0 && s.alt.rows[i - 1].wrapped;
@@ -859,7 +928,8 @@ impl SnapshotWriter<'_> {
         self.prev.clear();
         if style.link != self.style.link {
             let uri = style.link.and_then(|id| self.s.link_uri(id)).unwrap_or("");
-            self.out.extend_from_slice(format!("\x1b]8;;{uri}\x1b\\").as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b]8;;{uri}\x1b\\").as_bytes());
         }
         let mut sgr = String::from("\x1b[0");
         let flags = [
@@ -917,7 +987,11 @@ impl SnapshotWriter<'_> {
     /// (so the next row's first character wraps onto it).
     fn row(&mut self, row: &Row, cols: u16) {
         let cols = usize::from(cols);
-        let n = if row.wrapped { cols } else { row.used_len().min(cols) };
+        let n = if row.wrapped {
+            cols
+        } else {
+            row.used_len().min(cols)
+        };
         let blank = crate::grid::Cell::blank(CellStyle::DEFAULT);
         for i in 0..n {
             let cell = row.cells.get(i).copied().unwrap_or(blank);
@@ -935,7 +1009,11 @@ impl SnapshotWriter<'_> {
             // Cells a program printed apart must not join when printed together (a modifier,
             // indicator or anything after a ZWJ): NUL, a control that does nothing, ends the
             // cluster.
-            if text.chars().next().is_some_and(|c| crate::unicode::continues_cluster(&self.prev, c)) {
+            if text
+                .chars()
+                .next()
+                .is_some_and(|c| crate::unicode::continues_cluster(&self.prev, c))
+            {
                 self.out.push(0);
             }
             self.out.extend_from_slice(text.as_bytes());
@@ -946,7 +1024,8 @@ impl SnapshotWriter<'_> {
     fn charsets(&mut self, charsets: &[Charset; 4], gl: usize) {
         for (i, c) in charsets.iter().enumerate() {
             let f = if *c == Charset::DecGraphics { '0' } else { 'B' };
-            self.out.extend_from_slice(format!("\x1b{}{f}", ['(', ')', '*', '+'][i]).as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b{}{f}", ['(', ')', '*', '+'][i]).as_bytes());
         }
         self.out.push(if gl == 1 { 0x0e } else { 0x0f });
     }
@@ -954,10 +1033,12 @@ impl SnapshotWriter<'_> {
     /// The saved cursor and kitty stack of the screen being written.
     fn buffer_state(&mut self, b: &crate::screen::Buffer) {
         for flags in &b.kitty {
-            self.out.extend_from_slice(format!("\x1b[>{flags}u").as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b[>{flags}u").as_bytes());
         }
         if let Some(sc) = b.saved {
-            self.out.extend_from_slice(format!("\x1b[{};{}H", sc.row + 1, sc.col + 1).as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b[{};{}H", sc.row + 1, sc.col + 1).as_bytes());
             self.set_style(sc.pen.unpack());
             self.charsets(&sc.charsets, sc.gl);
             if sc.origin {
@@ -978,15 +1059,21 @@ impl SnapshotWriter<'_> {
         let s = self.s;
         let (rows, cols) = (s.size.rows, s.size.cols);
         let m = &s.modes;
-        let default_tabs = s.tabs.iter().enumerate().all(|(c, &t)| t == (c > 0 && c % 8 == 0));
+        let default_tabs = s
+            .tabs
+            .iter()
+            .enumerate()
+            .all(|(c, &t)| t == (c > 0 && c % 8 == 0));
         if !default_tabs {
             self.out.extend_from_slice(b"\x1b[3g");
             for (c, _) in s.tabs.iter().enumerate().filter(|(_, &t)| t) {
-                self.out.extend_from_slice(format!("\x1b[1;{}H\x1bH", c + 1).as_bytes());
+                self.out
+                    .extend_from_slice(format!("\x1b[1;{}H\x1bH", c + 1).as_bytes());
             }
         }
         if s.top != 0 || s.bottom != rows - 1 {
-            self.out.extend_from_slice(format!("\x1b[{};{}r", s.top + 1, s.bottom + 1).as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b[{};{}r", s.top + 1, s.bottom + 1).as_bytes());
         }
         let b = s.buf();
         // The cursor, re-printing the last column's cell when a wrap is pending.
@@ -998,14 +1085,20 @@ impl SnapshotWriter<'_> {
         if b.pending_wrap && m.autowrap {
             let cells = &b.rows[usize::from(b.row)].cells;
             let last = usize::from(cols) - 1;
-            let at = if cells[last].flags & WIDE_CONT != 0 && last > 0 { last - 1 } else { last };
-            self.out.extend_from_slice(format!("\x1b[{r};{}H", at + 1).as_bytes());
+            let at = if cells[last].flags & WIDE_CONT != 0 && last > 0 {
+                last - 1
+            } else {
+                last
+            };
+            self.out
+                .extend_from_slice(format!("\x1b[{r};{}H", at + 1).as_bytes());
             self.set_style(cells[at].style.unpack());
             let mut text = String::new();
             s.clusters.push_text(cells[at].content, &mut text);
             self.out.extend_from_slice(text.as_bytes());
         } else {
-            self.out.extend_from_slice(format!("\x1b[{r};{}H", b.col + 1).as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b[{r};{}H", b.col + 1).as_bytes());
         }
         self.set_style(s.pen.unpack());
         self.charsets(&s.charsets, s.gl);
@@ -1032,7 +1125,8 @@ impl SnapshotWriter<'_> {
         }
         for n in modes {
             let hl = if n == 7 || n == 25 { 'l' } else { 'h' };
-            self.out.extend_from_slice(format!("\x1b[?{n}{hl}").as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b[?{n}{hl}").as_bytes());
         }
         if m.insert {
             self.out.extend_from_slice(b"\x1b[4h");
@@ -1053,7 +1147,8 @@ impl SnapshotWriter<'_> {
             self.out.extend_from_slice(format!("\x1b[{n} q").as_bytes());
         }
         if let Some(title) = &s.title {
-            self.out.extend_from_slice(format!("\x1b]2;{title}\x07").as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b]2;{title}\x07").as_bytes());
         }
         if let Some(cwd) = &s.cwd {
             let mut enc = String::new();
@@ -1064,7 +1159,8 @@ impl SnapshotWriter<'_> {
                     enc.push_str(&format!("%{b:02X}"));
                 }
             }
-            self.out.extend_from_slice(format!("\x1b]7;file://localhost{enc}\x07").as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b]7;file://localhost{enc}\x07").as_bytes());
         }
         if let Some(sh) = s.shell {
             let mark = match sh.state {
@@ -1076,7 +1172,8 @@ impl SnapshotWriter<'_> {
                     None => "D".to_string(),
                 },
             };
-            self.out.extend_from_slice(format!("\x1b]133;{mark}\x07").as_bytes());
+            self.out
+                .extend_from_slice(format!("\x1b]133;{mark}\x07").as_bytes());
         }
         s.write_command_log(&mut self.out);
     }

@@ -58,7 +58,9 @@ pub(crate) fn continues_cluster(cluster: &str, c: char) -> bool {
 /// the second regional indicator of a flag.
 pub(crate) fn widens(cluster: &str, c: char) -> bool {
     let mut chars = cluster.chars();
-    let (Some(base), None) = (chars.next(), chars.next()) else { return false };
+    let (Some(base), None) = (chars.next(), chars.next()) else {
+        return false;
+    };
     match c {
         VS16 => !base.is_ascii() || base.is_ascii_digit() || base == '#' || base == '*',
         _ => is_regional_indicator(c) && is_regional_indicator(base),
@@ -69,8 +71,8 @@ pub(crate) fn widens(cluster: &str, c: char) -> bool {
 /// symbol characters; everything else is unchanged.
 pub(crate) fn dec_graphics(c: char) -> char {
     const TABLE: [char; 32] = [
-        ' ', '◆', '▒', '␉', '␌', '␍', '␊', '°', '±', '␤', '␋', '┘', '┐', '┌', '└', '┼', '⎺', '⎻', '─',
-        '⎼', '⎽', '├', '┤', '┴', '┬', '│', '≤', '≥', 'π', '≠', '£', '·',
+        ' ', '◆', '▒', '␉', '␌', '␍', '␊', '°', '±', '␤', '␋', '┘', '┐', '┌', '└', '┼', '⎺', '⎻',
+        '─', '⎼', '⎽', '├', '┤', '┴', '┬', '│', '≤', '≥', 'π', '≠', '£', '·',
     ];
     match c {
         '_'..='~' => TABLE[c as usize - '_' as usize],
@@ -91,8 +93,16 @@ mod tests {
         assert!(!continues_cluster("a", '\u{1f3fd}'));
         assert!(!continues_cluster("\u{1f3fd}", '\u{1f3fd}'));
         assert!(!continues_cluster("👍\u{1f3fd}", '\u{1f3fd}'));
-        for (last, c) in [('e', '\u{301}'), (ZWJ, '💻'), ('👍', '\u{1f3fd}'), ('🇫', '🇷')] {
-            assert!(may_continue(last, c) && continues_cluster(&last.to_string(), c), "{last:?} {c:?}");
+        for (last, c) in [
+            ('e', '\u{301}'),
+            (ZWJ, '💻'),
+            ('👍', '\u{1f3fd}'),
+            ('🇫', '🇷'),
+        ] {
+            assert!(
+                may_continue(last, c) && continues_cluster(&last.to_string(), c),
+                "{last:?} {c:?}"
+            );
         }
         assert!(!may_continue('中', '文') && !may_continue('👩', '💻') && !may_continue('a', 'é'));
         assert!(continues_cluster("🇫", '🇷'));

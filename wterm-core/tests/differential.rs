@@ -55,7 +55,9 @@ struct Difference {
 }
 
 fn ref_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ref").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/ref")
+        .join(name)
 }
 
 fn read(path: &Path) -> Vec<u8> {
@@ -80,13 +82,18 @@ fn parse_expected(dir: &Path, size: Size) -> Vec<Checkpoint> {
             continue;
         }
         if let Some(row) = line.strip_prefix('|') {
-            out.last_mut().expect("a row before any @checkpoint").rows.push(row.to_string());
+            out.last_mut()
+                .expect("a row before any @checkpoint")
+                .rows
+                .push(row.to_string());
             continue;
         }
         let fields = line.strip_prefix("@checkpoint ").unwrap_or_else(|| {
             panic!("{}: unexpected line {line:?}", dir.display());
         });
-        let (fields, label) = fields.split_once(" label=").expect("@checkpoint has a label");
+        let (fields, label) = fields
+            .split_once(" label=")
+            .expect("@checkpoint has a label");
         let mut cp = Checkpoint {
             offset: 0,
             label: label.to_string(),
@@ -99,7 +106,9 @@ fn parse_expected(dir: &Path, size: Size) -> Vec<Checkpoint> {
         };
         for field in fields.split_whitespace() {
             let (k, v) = field.split_once('=').expect("key=value");
-            let n: usize = v.parse().unwrap_or_else(|_| panic!("{k}={v} is not a number"));
+            let n: usize = v
+                .parse()
+                .unwrap_or_else(|_| panic!("{k}={v} is not a number"));
             match k {
                 "offset" => cp.offset = n,
                 "cursor_row" => cp.cursor_row = n as u16,
@@ -113,8 +122,20 @@ fn parse_expected(dir: &Path, size: Size) -> Vec<Checkpoint> {
     }
     parse_styles(dir, &mut out);
     for cp in &out {
-        assert_eq!(cp.rows.len(), usize::from(size.rows), "{}: rows of {:?}", dir.display(), cp.label);
-        assert_eq!(cp.styled_rows.len(), usize::from(size.rows), "{}: styled rows of {:?}", dir.display(), cp.label);
+        assert_eq!(
+            cp.rows.len(),
+            usize::from(size.rows),
+            "{}: rows of {:?}",
+            dir.display(),
+            cp.label
+        );
+        assert_eq!(
+            cp.styled_rows.len(),
+            usize::from(size.rows),
+            "{}: styled rows of {:?}",
+            dir.display(),
+            cp.label
+        );
     }
     assert!(!out.is_empty(), "{}: no checkpoints", dir.display());
     out
@@ -134,10 +155,20 @@ fn parse_styles(dir: &Path, checkpoints: &mut [Checkpoint]) {
             panic!("{}/styles.txt: unexpected line {line:?}", dir.display());
         });
         let next = at.map_or(0, |i| i + 1);
-        assert_eq!(checkpoints.get(next).map(|c| c.label.as_str()), Some(label), "{}/styles.txt: checkpoints in order", dir.display());
+        assert_eq!(
+            checkpoints.get(next).map(|c| c.label.as_str()),
+            Some(label),
+            "{}/styles.txt: checkpoints in order",
+            dir.display()
+        );
         at = Some(next);
     }
-    assert_eq!(at.map(|i| i + 1), Some(checkpoints.len()), "{}/styles.txt: every checkpoint", dir.display());
+    assert_eq!(
+        at.map(|i| i + 1),
+        Some(checkpoints.len()),
+        "{}/styles.txt: every checkpoint",
+        dir.display()
+    );
 }
 
 /// A `styles.txt` row's bytes: `\\` is a backslash, `\e` ESC, `\xNN` the byte NN.
@@ -209,7 +240,12 @@ fn describe(style: &Style) -> String {
 /// The styles of row `r`'s first `cols` cells where tmux and `term` differ, as
 /// `cols A-B: STYLE` lists for each (`None` when they agree). Wide characters' second halves
 /// are skipped; text is compared elsewhere.
-fn style_difference(tmux: &Terminal, term: &Terminal, r: u16, cols: u16) -> Option<(String, String)> {
+fn style_difference(
+    tmux: &Terminal,
+    term: &Terminal,
+    r: u16,
+    cols: u16,
+) -> Option<(String, String)> {
     // Runs of adjacent columns with the same pair of differing styles.
     let mut runs: Vec<(u16, u16, String, String)> = Vec::new();
     for c in 0..cols {
@@ -226,7 +262,10 @@ fn style_difference(tmux: &Terminal, term: &Terminal, r: u16, cols: u16) -> Opti
         }
     }
     let list = |pick: fn(&(u16, u16, String, String)) -> &String| {
-        runs.iter().map(|run| format!("cols {}-{}: {}", run.0, run.1, pick(run))).collect::<Vec<_>>().join("; ")
+        runs.iter()
+            .map(|run| format!("cols {}-{}: {}", run.0, run.1, pick(run)))
+            .collect::<Vec<_>>()
+            .join("; ")
     };
     (!runs.is_empty()).then(|| (list(|r| &r.2), list(|r| &r.3)))
 }
@@ -259,7 +298,10 @@ fn run(input: &[u8], size: Size, checkpoints: &[Checkpoint], chunk: usize) -> Ve
     let mut fed = 0;
     let mut diffs = Vec::new();
     for cp in checkpoints {
-        assert!(cp.offset <= input.len() && cp.offset >= fed, "checkpoint offsets in order");
+        assert!(
+            cp.offset <= input.len() && cp.offset >= fed,
+            "checkpoint offsets in order"
+        );
         while fed < cp.offset {
             let end = (fed + chunk).min(cp.offset);
             // Replies go nowhere, as in the recording: the program never got any.
@@ -268,12 +310,19 @@ fn run(input: &[u8], size: Size, checkpoints: &[Checkpoint], chunk: usize) -> Ve
         }
         let mut diff = |item: String, expected: String, actual: String| {
             if expected != actual {
-                diffs.push(Difference { label: cp.label.clone(), item, expected, actual });
+                diffs.push(Difference {
+                    label: cp.label.clone(),
+                    item,
+                    expected,
+                    actual,
+                });
             }
         };
         let actual_rows = term.screen_rows();
         for (r, expected) in cp.rows.iter().enumerate() {
-            let actual = actual_rows.get(r).map_or("<missing>", |t| t.text.trim_end_matches(' '));
+            let actual = actual_rows
+                .get(r)
+                .map_or("<missing>", |t| t.text.trim_end_matches(' '));
             diff(format!("row {r}"), expected.clone(), actual.to_string());
         }
         // While a wrap is pending tmux reports the column one past the last; wterm-core keeps the
@@ -281,7 +330,10 @@ fn run(input: &[u8], size: Size, checkpoints: &[Checkpoint], chunk: usize) -> Ve
         let c = term.cursor();
         diff(
             "cursor".into(),
-            format!("row {} col {} visible {}", cp.cursor_row, cp.cursor_col, cp.cursor_visible),
+            format!(
+                "row {} col {} visible {}",
+                cp.cursor_row, cp.cursor_col, cp.cursor_visible
+            ),
             format!("row {} col {} visible {}", c.row, c.col, c.visible),
         );
         diff(
@@ -291,7 +343,9 @@ fn run(input: &[u8], size: Size, checkpoints: &[Checkpoint], chunk: usize) -> Ve
         );
         let (tmux, printed) = tmux_styles(size, &cp.styled_rows);
         for r in 0..size.rows {
-            if let Some((expected, actual)) = style_difference(&tmux, &term, r, printed[usize::from(r)]) {
+            if let Some((expected, actual)) =
+                style_difference(&tmux, &term, r, printed[usize::from(r)])
+            {
                 diff(format!("style row {r}"), expected, actual);
             }
         }
@@ -322,8 +376,10 @@ fn check_case(name: &str) {
     }
     let mut report = String::new();
     for (chunks, diffs) in &groups {
-        let found: BTreeSet<(String, String)> =
-            diffs.iter().map(|d| (d.label.clone(), d.item.clone())).collect();
+        let found: BTreeSet<(String, String)> = diffs
+            .iter()
+            .map(|d| (d.label.clone(), d.item.clone()))
+            .collect();
         let unexpected: Vec<&Difference> = diffs
             .iter()
             .filter(|d| !allowed.contains(&(d.label.clone(), d.item.clone())))

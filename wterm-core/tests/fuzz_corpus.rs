@@ -13,7 +13,8 @@ const CORPUS: &str = "corpus/terminal";
 fn decoder_inverts_the_seed_encoder() {
     for (name, script) in seeds::seeds() {
         let bytes = ops::encode::script(&script);
-        let back = ops::Script::from_bytes(&bytes).unwrap_or_else(|e| panic!("seed {name} does not decode: {e}"));
+        let back = ops::Script::from_bytes(&bytes)
+            .unwrap_or_else(|e| panic!("seed {name} does not decode: {e}"));
         assert_eq!(back, script, "seed {name} decodes to another script");
     }
 }
@@ -28,8 +29,14 @@ fn seed_files_are_their_scripts() {
         if write {
             std::fs::write(&path, &bytes).expect("write seed");
         }
-        let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; run with WTERM_WRITE_FUZZ_SEEDS=1", path.display()));
-        assert!(on_disk == bytes, "{} differs from its script in fuzz/seeds.rs; run with WTERM_WRITE_FUZZ_SEEDS=1", path.display());
+        let on_disk = std::fs::read(&path).unwrap_or_else(|e| {
+            panic!("{}: {e}; run with WTERM_WRITE_FUZZ_SEEDS=1", path.display())
+        });
+        assert!(
+            on_disk == bytes,
+            "{} differs from its script in fuzz/seeds.rs; run with WTERM_WRITE_FUZZ_SEEDS=1",
+            path.display()
+        );
     }
 }
 
@@ -54,5 +61,8 @@ fn every_fragment_is_encodable() {
 #[test]
 fn corpus_replays() {
     let n = replay_dir(CORPUS);
-    assert!(n >= seeds::seeds().len(), "the corpus holds at least the seeds");
+    assert!(
+        n >= seeds::seeds().len(),
+        "the corpus holds at least the seeds"
+    );
 }

@@ -190,7 +190,10 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
     let copy_root = root.clone();
     let w = weak.clone();
     listeners.push(Listener::new(&root, "copy", false, move |e: Event| {
-        let wrapped = w.upgrade().and_then(|s| view_wrapped(&s)).unwrap_or_default();
+        let wrapped = w
+            .upgrade()
+            .and_then(|s| view_wrapped(&s))
+            .unwrap_or_default();
         on_copy(e.unchecked_ref(), &copy_root, &wrapped);
     })?);
 
@@ -224,7 +227,10 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
 
 /// A key that is only a modifier: pressed alone it types nothing.
 fn is_modifier(key: &str) -> bool {
-    matches!(key, "Shift" | "Control" | "Alt" | "Meta" | "AltGraph" | "CapsLock" | "OS")
+    matches!(
+        key,
+        "Shift" | "Control" | "Alt" | "Meta" | "AltGraph" | "CapsLock" | "OS"
+    )
 }
 
 /// Ctrl+Shift+C with text selected in the terminal: copies it as the `copy` handler would
@@ -420,7 +426,11 @@ fn on_wheel(shared: &Shared, ev: &WheelEvent) {
             if !modes.alternate_screen {
                 // Browsers turn Shift+wheel into a horizontal scroll, which the viewport has not.
                 ev.prevent_default();
-                let delta = if ev.delta_y() != 0.0 { ev.delta_y() } else { ev.delta_x() };
+                let delta = if ev.delta_y() != 0.0 {
+                    ev.delta_y()
+                } else {
+                    ev.delta_x()
+                };
                 let top = scroll_top_f64(&dom.viewport) + delta * unit;
                 dom.viewport.set_scroll_top(top.round() as i32);
             }
@@ -445,9 +455,16 @@ fn on_wheel(shared: &Shared, ev: &WheelEvent) {
     match to_program {
         Some(modes) => mouse::report_wheel(shared, ev, steps < 0, &modes),
         None => {
-            let Ok(modes) = shared.try_borrow().map(|i| i.term.modes()) else { return };
-            let key = if steps < 0 { Key::ArrowUp } else { Key::ArrowDown };
-            let bytes = keys::encode(Chord::plain(key), &modes).repeat(steps.unsigned_abs() as usize);
+            let Ok(modes) = shared.try_borrow().map(|i| i.term.modes()) else {
+                return;
+            };
+            let key = if steps < 0 {
+                Key::ArrowUp
+            } else {
+                Key::ArrowDown
+            };
+            let bytes =
+                keys::encode(Chord::plain(key), &modes).repeat(steps.unsigned_abs() as usize);
             send_input(shared, &bytes);
         }
     }
@@ -460,7 +477,9 @@ fn on_wheel(shared: &Shared, ev: &WheelEvent) {
 /// line continues from (soft wrap, `wrapped[i]` for the view's row `i`), so a long command or
 /// URL pastes as one line.
 fn on_copy(ev: &ClipboardEvent, root: &web_sys::Element, wrapped: &[bool]) {
-    let Some(text) = selected_rows_text(root, wrapped) else { return };
+    let Some(text) = selected_rows_text(root, wrapped) else {
+        return;
+    };
     if text.is_empty() {
         return;
     }
@@ -476,7 +495,12 @@ fn view_wrapped(shared: &Shared) -> Option<Vec<bool>> {
     let mut inner = shared.try_borrow_mut().ok()?;
     let rows = usize::from(inner.term.size().rows);
     let offset = inner.view_offset.min(inner.term.scrollback_rows());
-    let mut flags: Vec<bool> = inner.term.history_rows(offset).iter().map(|r| r.wrapped).collect();
+    let mut flags: Vec<bool> = inner
+        .term
+        .history_rows(offset)
+        .iter()
+        .map(|r| r.wrapped)
+        .collect();
     flags.extend(inner.term.screen_rows().iter().map(|r| r.wrapped));
     flags.truncate(rows);
     Some(flags)
@@ -518,7 +542,11 @@ fn selected_rows_text(root: &web_sys::Element, wrapped: &[bool]) -> Option<Strin
         any = true;
         joined = wrapped.get(i as usize).copied().unwrap_or(false);
         // A wrapped row's trailing spaces are part of its line.
-        text.push_str(if joined { &row_text } else { row_text.trim_end_matches(' ') });
+        text.push_str(if joined {
+            &row_text
+        } else {
+            row_text.trim_end_matches(' ')
+        });
     }
     any.then_some(text)
 }

@@ -313,13 +313,21 @@ pub(crate) fn webmcp_update(
     Ok(match (parsed, current) {
         (Some(_), Some(cur)) if v.as_bool() == Some(true) => Some(cur.clone()),
         (Some(new), Some(cur)) => Some(WebMcpConfig {
-            name: if has_key(v, "name") { new.name } else { cur.name.clone() },
+            name: if has_key(v, "name") {
+                new.name
+            } else {
+                cur.name.clone()
+            },
             description: if has_key(v, "description") {
                 new.description
             } else {
                 cur.description.clone()
             },
-            read_only: if has_key(v, "readOnly") { new.read_only } else { cur.read_only },
+            read_only: if has_key(v, "readOnly") {
+                new.read_only
+            } else {
+                cur.read_only
+            },
         }),
         (parsed, _) => parsed,
     })

@@ -353,7 +353,9 @@ impl WTerm {
     #[wasm_bindgen(js_name = reportAgent)]
     pub fn report_agent(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "{kind: \"read\" | \"write\", tool: string, at?: number}")]
+        #[wasm_bindgen(
+            unchecked_param_type = "{kind: \"read\" | \"write\", tool: string, at?: number}"
+        )]
         activity: JsValue,
     ) -> Result<(), JsError> {
         const ACCEPTED: &str =
@@ -362,8 +364,13 @@ impl WTerm {
         let kind = get("kind").and_then(|v| v.as_string());
         let tool = get("tool").and_then(|v| v.as_string());
         let at = get("at").unwrap_or(JsValue::UNDEFINED);
-        let at = if at.is_undefined() { Some(js_sys::Date::now()) } else { at.as_f64() };
-        let (Some(kind @ ("read" | "write")), Some(tool), Some(at)) = (kind.as_deref(), tool, at) else {
+        let at = if at.is_undefined() {
+            Some(js_sys::Date::now())
+        } else {
+            at.as_f64()
+        };
+        let (Some(kind @ ("read" | "write")), Some(tool), Some(at)) = (kind.as_deref(), tool, at)
+        else {
             return Err(JsError::new(ACCEPTED));
         };
         let mut out = Outbox::default();
@@ -380,7 +387,10 @@ impl WTerm {
     /// before replaying a session's snapshot.
     pub fn reset(&self) -> Result<(), JsError> {
         let mut out = Outbox::default();
-        self.shared.try_borrow_mut().map_err(|_| busy())?.reset(&mut out);
+        self.shared
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .reset(&mut out);
         out.deliver();
         Ok(())
     }
@@ -408,13 +418,19 @@ impl WTerm {
     /// while attached: the relay answers from its own emulator, once, however many pages watch.
     #[wasm_bindgen(getter, js_name = answerQueries)]
     pub fn answer_queries(&self) -> bool {
-        self.shared.try_borrow().map(|i| i.answer_queries).unwrap_or(true)
+        self.shared
+            .try_borrow()
+            .map(|i| i.answer_queries)
+            .unwrap_or(true)
     }
 
     /// Sets [`WTerm::answer_queries`].
     #[wasm_bindgen(setter, js_name = answerQueries)]
     pub fn set_answer_queries(&self, on: bool) -> Result<(), JsError> {
-        self.shared.try_borrow_mut().map_err(|_| busy())?.answer_queries = on;
+        self.shared
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .answer_queries = on;
         Ok(())
     }
 

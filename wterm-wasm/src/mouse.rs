@@ -21,7 +21,7 @@
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Event, HtmlElement, MouseEvent};
-use wterm_core::keys::{encode_mouse, MouseAction, MouseButton, MouseEvent as Report, Mods};
+use wterm_core::keys::{encode_mouse, Mods, MouseAction, MouseButton, MouseEvent as Report};
 use wterm_core::Modes;
 
 use crate::dom::Listener;
@@ -78,9 +78,8 @@ fn mods(ev: &MouseEvent) -> Mods {
 /// The modes, when the mouse belongs to the program now.
 pub(crate) fn program_modes(inner: &Inner) -> Option<Modes> {
     let modes = inner.term.modes();
-    let owned = modes.mouse_reporting()
-        && inner.view_offset == 0
-        && !inner.callbacks.data.is_empty();
+    let owned =
+        modes.mouse_reporting() && inner.view_offset == 0 && !inner.callbacks.data.is_empty();
     owned.then_some(modes)
 }
 
@@ -98,14 +97,25 @@ fn cell_at(inner: &Inner, x: f64, y: f64, clamp: bool) -> Option<(u16, u16)> {
         return None;
     }
     // max/min, not f64::clamp: its panic message would pull float formatting into the wasm.
-    Some((col.max(0.0).min(cols - 1.0) as u16, row.max(0.0).min(rows - 1.0) as u16))
+    Some((
+        col.max(0.0).min(cols - 1.0) as u16,
+        row.max(0.0).min(rows - 1.0) as u16,
+    ))
 }
 
 /// Sends a report unless the modes do not ask for it or it is not UTF-8.
 fn report(shared: &Shared, action: MouseAction, cell: (u16, u16), ev: &MouseEvent, modes: &Modes) {
-    let mut r = Report { action, col: cell.0, row: cell.1, mods: mods(ev) };
+    let mut r = Report {
+        action,
+        col: cell.0,
+        row: cell.1,
+        mods: mods(ev),
+    };
     let mut bytes = encode_mouse(r, modes);
-    if bytes.as_ref().is_some_and(|b| std::str::from_utf8(b).is_err()) {
+    if bytes
+        .as_ref()
+        .is_some_and(|b| std::str::from_utf8(b).is_err())
+    {
         bytes = None;
         if matches!(action, MouseAction::Release(_)) {
             r.col = r.col.min(X10_STRING_MAX);
@@ -135,7 +145,10 @@ pub(crate) fn attach(
     textarea: &HtmlElement,
     weak: &std::rc::Weak<std::cell::RefCell<Inner>>,
 ) -> Result<Vec<Listener>, JsValue> {
-    let doc: web_sys::EventTarget = root.owner_document().ok_or("element has no document")?.into();
+    let doc: web_sys::EventTarget = root
+        .owner_document()
+        .ok_or("element has no document")?
+        .into();
     Ok(vec![
         listen(root, "mousedown", Kind::Press, weak, textarea)?,
         listen(root, "contextmenu", Kind::ContextMenu, weak, textarea)?,
@@ -169,7 +182,11 @@ fn listen(
 
 /// A right press reported to the program opens no menu.
 fn on_context_menu(shared: &Shared, ev: &MouseEvent) {
-    let owned = shared.try_borrow().ok().and_then(|i| program_modes(&i)).is_some();
+    let owned = shared
+        .try_borrow()
+        .ok()
+        .and_then(|i| program_modes(&i))
+        .is_some();
     if owned && !ev.shift_key() {
         ev.prevent_default();
     }
@@ -185,9 +202,15 @@ fn on_press(shared: &Shared, ev: &MouseEvent, textarea: &HtmlElement) {
         return;
     }
     let (modes, cell, button) = {
-        let Ok(mut inner) = shared.try_borrow_mut() else { return };
-        let Some(modes) = program_modes(&inner) else { return };
-        let Some(button) = dom_button(ev.button()) else { return };
+        let Ok(mut inner) = shared.try_borrow_mut() else {
+            return;
+        };
+        let Some(modes) = program_modes(&inner) else {
+            return;
+        };
+        let Some(button) = dom_button(ev.button()) else {
+            return;
+        };
         let Some(cell) = cell_at(&inner, ev.client_x().into(), ev.client_y().into(), false) else {
             return; // the scrollbar, or padding past the last cell
         };
@@ -205,9 +228,15 @@ fn on_press(shared: &Shared, ev: &MouseEvent, textarea: &HtmlElement) {
 
 fn on_move(shared: &Shared, ev: &MouseEvent) {
     let (modes, cell, held) = {
-        let Ok(mut inner) = shared.try_borrow_mut() else { return };
-        let Some(modes) = program_modes(&inner) else { return };
-        let Some(dom) = inner.dom.as_ref() else { return };
+        let Ok(mut inner) = shared.try_borrow_mut() else {
+            return;
+        };
+        let Some(modes) = program_modes(&inner) else {
+            return;
+        };
+        let Some(dom) = inner.dom.as_ref() else {
+            return;
+        };
         let held = dom.mouse.dragging();
         // Motion without a button counts only over the terminal's own elements; a drag
         // anywhere, clamped to the screen.
@@ -218,8 +247,12 @@ fn on_move(shared: &Shared, ev: &MouseEvent) {
             }
         }
         let (x, y) = (ev.client_x().into(), ev.client_y().into());
-        let Some(cell) = cell_at(&inner, x, y, held.is_some()) else { return };
-        let Some(dom) = inner.dom.as_mut() else { return };
+        let Some(cell) = cell_at(&inner, x, y, held.is_some()) else {
+            return;
+        };
+        let Some(dom) = inner.dom.as_mut() else {
+            return;
+        };
         if dom.mouse.last_cell == Some(cell) {
             return;
         }
@@ -231,8 +264,12 @@ fn on_move(shared: &Shared, ev: &MouseEvent) {
 
 fn on_release(shared: &Shared, ev: &MouseEvent) {
     let (modes, cell, button) = {
-        let Ok(mut inner) = shared.try_borrow_mut() else { return };
-        let Some(button) = dom_button(ev.button()) else { return };
+        let Ok(mut inner) = shared.try_borrow_mut() else {
+            return;
+        };
+        let Some(button) = dom_button(ev.button()) else {
+            return;
+        };
         let bit = MouseDrag::bit(button);
         match inner.dom.as_mut() {
             Some(dom) if dom.mouse.held & bit != 0 => dom.mouse.held &= !bit,
@@ -252,10 +289,16 @@ fn on_release(shared: &Shared, ev: &MouseEvent) {
 /// One wheel step over the screen, a button 4 (`up`) or 5 press at the pointer's cell.
 pub(crate) fn report_wheel(shared: &Shared, ev: &MouseEvent, up: bool, modes: &Modes) {
     let cell = {
-        let Ok(inner) = shared.try_borrow() else { return };
+        let Ok(inner) = shared.try_borrow() else {
+            return;
+        };
         cell_at(&inner, ev.client_x().into(), ev.client_y().into(), true)
     };
     let Some(cell) = cell else { return };
-    let button = if up { MouseButton::WheelUp } else { MouseButton::WheelDown };
+    let button = if up {
+        MouseButton::WheelUp
+    } else {
+        MouseButton::WheelDown
+    };
     report(shared, MouseAction::Press(button), cell, ev, modes);
 }

@@ -43,7 +43,9 @@ fn grouped_script(run: &StyledRun) -> Option<usize> {
     if chars.next().is_some() {
         return None;
     }
-    GROUPED_SCRIPTS.iter().position(|(_, range)| range.contains(&c))
+    GROUPED_SCRIPTS
+        .iter()
+        .position(|(_, range)| range.contains(&c))
 }
 
 /// The rows, the cursor, and what was last drawn into them.
@@ -128,7 +130,11 @@ impl Renderer {
 
     /// Draws the view `view_offset` rows up into history: rows whose runs changed, and the
     /// cursor if it changed. Returns how many rows were rewritten.
-    pub(crate) fn draw(&mut self, term: &mut Terminal, view_offset: usize) -> Result<usize, JsValue> {
+    pub(crate) fn draw(
+        &mut self,
+        term: &mut Terminal,
+        view_offset: usize,
+    ) -> Result<usize, JsValue> {
         let size = term.size();
         self.set_row_count(usize::from(size.rows))?;
         // A selection on rows being rewritten would stay on the same places of the screen and
@@ -164,7 +170,10 @@ impl Renderer {
             return None;
         }
         let range = sel.get_range_at(0).ok()?;
-        range.intersects_node(&self.rows_el).ok()?.then_some((sel, range))
+        range
+            .intersects_node(&self.rows_el)
+            .ok()?
+            .then_some((sel, range))
     }
 
     fn set_row_count(&mut self, n: usize) -> Result<(), JsValue> {
@@ -304,7 +313,12 @@ fn push_classes(out: &mut String, style: &Style) {
 
 /// Appends a row's runs, consecutive wide characters of one grouped script and style as one
 /// run (see [`GROUPED_SCRIPTS`]).
-fn push_row(out: &mut String, runs: &[StyledRun], grouped: [bool; GROUPED_SCRIPTS.len()], term: &Terminal) {
+fn push_row(
+    out: &mut String,
+    runs: &[StyledRun],
+    grouped: [bool; GROUPED_SCRIPTS.len()],
+    term: &Terminal,
+) {
     let mut i = 0;
     while i < runs.len() {
         let run = &runs[i];
@@ -462,7 +476,10 @@ mod tests {
         r.style.strikethrough = true;
         r.style.underline = true;
         push_run(&mut s, &r, Some("https://x.test/?a=\"1\"&b"), None);
-        r.style = Style { hidden: true, ..Style::default() };
+        r.style = Style {
+            hidden: true,
+            ..Style::default()
+        };
         push_run(&mut s, &r, None, None);
         assert_eq!(
             s,
@@ -476,13 +493,19 @@ mod tests {
     #[test]
     fn wide_characters_of_one_script_and_style_share_a_box() {
         let t = Terminal::default();
-        let bold = Style { bold: true, ..Style::default() };
+        let bold = Style {
+            bold: true,
+            ..Style::default()
+        };
         let runs = [
             run("中", 2, true),
             run("文", 2, true),
             run("あ", 2, true),
             run("い", 2, true),
-            StyledRun { style: bold, ..run("字", 2, true) },
+            StyledRun {
+                style: bold,
+                ..run("字", 2, true)
+            },
             run("\u{1F600}", 2, true),
             run("한", 2, true),
             run("x", 1, false),

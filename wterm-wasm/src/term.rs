@@ -441,16 +441,24 @@ fn start(inner: &mut Inner, weak: Weak<RefCell<Inner>>) -> Result<Outbox, JsValu
 /// browser refuses it when the page is not focused or not a secure context (http on another
 /// host than localhost); that is logged, never thrown.
 pub(crate) fn write_clipboard(text: String) {
-    let Some(window) = web_sys::window() else { return };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
     let clipboard = window.navigator().clipboard();
     if clipboard.is_undefined() {
-        web_sys::console::warn_1(&"wterm: OSC 52 clipboard write dropped: no clipboard here (not a secure context)".into());
+        web_sys::console::warn_1(
+            &"wterm: OSC 52 clipboard write dropped: no clipboard here (not a secure context)"
+                .into(),
+        );
         return;
     }
     let write = clipboard.write_text(&text);
     wasm_bindgen_futures::spawn_local(async move {
         if let Err(e) = JsFuture::from(write).await {
-            web_sys::console::warn_2(&"wterm: the browser refused the OSC 52 clipboard write:".into(), &e);
+            web_sys::console::warn_2(
+                &"wterm: the browser refused the OSC 52 clipboard write:".into(),
+                &e,
+            );
         }
     });
 }

@@ -158,14 +158,21 @@ impl Dom {
         // cells. A script that did not measure is drawn one box per character.
         let mut grouped = [false; GROUPED_SCRIPTS.len()];
         for (i, (sample, _)) in GROUPED_SCRIPTS.iter().enumerate() {
-            self.measure.set_text_content(Some(&sample.to_string().repeat(MEASURE_WIDE_CHARS)));
-            let advance = self.measure.get_bounding_client_rect().width() / MEASURE_WIDE_CHARS as f64;
+            self.measure
+                .set_text_content(Some(&sample.to_string().repeat(MEASURE_WIDE_CHARS)));
+            let advance =
+                self.measure.get_bounding_client_rect().width() / MEASURE_WIDE_CHARS as f64;
             if advance > 0.0 {
-                set_var(&self.root, &format!("--wterm-ls-{i}"), &px(2.0 * self.cell.w - advance));
+                set_var(
+                    &self.root,
+                    &format!("--wterm-ls-{i}"),
+                    &px(2.0 * self.cell.w - advance),
+                );
                 grouped[i] = true;
             }
         }
-        self.measure.set_text_content(Some(&"W".repeat(MEASURE_CHARS)));
+        self.measure
+            .set_text_content(Some(&"W".repeat(MEASURE_CHARS)));
         self.renderer.set_grouped(grouped);
         let sb = f64::from(self.viewport.offset_width() - self.viewport.client_width());
         if sb >= 0.0 && self.viewport.offset_width() > 0 {
@@ -263,7 +270,11 @@ impl Dom {
         let style = web_sys::window()?.get_computed_style(&self.root).ok()??;
         let fg = css_rgb(&style.get_property_value("color").ok()?)?;
         let bg = css_rgb(&style.get_property_value("background-color").ok()?)?;
-        Some(DynamicColors { foreground: fg, background: bg, cursor: fg })
+        Some(DynamicColors {
+            foreground: fg,
+            background: bg,
+            cursor: fg,
+        })
     }
 
     /// Where the rows are in the page, in client px.

@@ -254,7 +254,8 @@ async fn a_data_listener_stops_local_echo_until_removed() {
     let seen = Rc::new(RefCell::new(Vec::<String>::new()));
     let s = seen.clone();
     let agent = Closure::<dyn FnMut(JsValue)>::new(move |a: JsValue| {
-        s.borrow_mut().push(js_sys::JSON::stringify(&a).unwrap().into());
+        s.borrow_mut()
+            .push(js_sys::JSON::stringify(&a).unwrap().into());
     })
     .into_js_value();
     t.add_listener("agent".into(), agent).unwrap();
@@ -280,10 +281,13 @@ async fn a_data_listener_stops_local_echo_until_removed() {
     t.report_agent(activity("read", None)).unwrap();
     assert_eq!(seen.borrow().len(), 2);
     assert!(seen.borrow()[1].contains(r#""kind":"read""#));
-    let at: f64 = js_sys::Reflect::get(&js_sys::JSON::parse(&seen.borrow()[1]).unwrap(), &"at".into())
-        .unwrap()
-        .as_f64()
-        .unwrap();
+    let at: f64 = js_sys::Reflect::get(
+        &js_sys::JSON::parse(&seen.borrow()[1]).unwrap(),
+        &"at".into(),
+    )
+    .unwrap()
+    .as_f64()
+    .unwrap();
     assert!(at >= before, "at defaults to now");
     t.destroy().unwrap();
 }
@@ -554,7 +558,8 @@ fn call_tool(tool: &str, input: &str) -> JsValue {
         .unwrap()
         .unchecked_into();
     let input = js_sys::JSON::parse(input).unwrap();
-    f.call2(&JsValue::UNDEFINED, &input, &Object::new()).unwrap()
+    f.call2(&JsValue::UNDEFINED, &input, &Object::new())
+        .unwrap()
 }
 
 async fn answer(out: JsValue) -> JsValue {
@@ -604,7 +609,12 @@ async fn webmcp_commands_from_shell_integration() {
     Reflect::set(&webmcp, &"name".into(), &"cmds".into()).unwrap();
     let t = WTerm::new(
         host(400, 200).into(),
-        options(&[("cols", 40.into()), ("rows", 10.into()), ("webmcp", webmcp.into()), ("onData", f)]),
+        options(&[
+            ("cols", 40.into()),
+            ("rows", 10.into()),
+            ("webmcp", webmcp.into()),
+            ("onData", f),
+        ]),
     )
     .unwrap();
     JsFuture::from(t.init()).await.unwrap();
@@ -614,26 +624,46 @@ async fn webmcp_commands_from_shell_integration() {
     let err = execute("read_terminal", r#"{"waitForCommand":true}"#);
     let msg = get(&err, "error").as_string().unwrap();
     assert!(msg.contains("no shell integration"), "{msg}");
-    let err = execute("type_in_terminal", r#"{"text":"true","submit":true,"waitForCommand":true}"#);
-    assert!(get(&err, "error").as_string().unwrap().contains("nothing was typed"));
+    let err = execute(
+        "type_in_terminal",
+        r#"{"text":"true","submit":true,"waitForCommand":true}"#,
+    );
+    assert!(get(&err, "error")
+        .as_string()
+        .unwrap()
+        .contains("nothing was typed"));
     assert!(sent.borrow().is_empty());
     let err = execute("read_terminal", r#"{"waitFor":"x","waitForCommand":true}"#);
-    assert!(get(&err, "error").as_string().unwrap().contains("cannot be combined"));
+    assert!(get(&err, "error")
+        .as_string()
+        .unwrap()
+        .contains("cannot be combined"));
     let err = execute("read_terminal", r#"{"newOutputOnly":true}"#);
-    assert!(get(&err, "error").as_string().unwrap().contains("give waitFor"));
+    assert!(get(&err, "error")
+        .as_string()
+        .unwrap()
+        .contains("give waitFor"));
 
     // A finished command: lastCommand in the state object.
-    t.write(format!("\r\n{PROMPT}{}{PROMPT}", ran("echo hi", "hi\r\n", 0)).into()).unwrap();
+    t.write(format!("\r\n{PROMPT}{}{PROMPT}", ran("echo hi", "hi\r\n", 0)).into())
+        .unwrap();
     let list = execute("list_terminals", "{}");
     let state = js_sys::Array::from(&get(&list, "terminals")).get(0);
     assert_eq!(get(&state, "lastCommand.command"), "echo hi");
     assert_eq!(get(&state, "lastCommand.exitCode"), 0);
-    assert_eq!(get(&state, "lastCommand.cwd").as_string(), None, "cwd reported after it");
+    assert_eq!(
+        get(&state, "lastCommand.cwd").as_string(),
+        None,
+        "cwd reported after it"
+    );
     assert!(get(&state, "lastCommand.durationMs").as_f64().unwrap() >= 0.0);
     assert!(get(&state, "runningCommand").is_undefined());
     // Nothing runs and nothing was submitted here.
     let err = execute("read_terminal", r#"{"waitForCommand":true}"#);
-    assert!(get(&err, "error").as_string().unwrap().contains("no command is running"));
+    assert!(get(&err, "error")
+        .as_string()
+        .unwrap()
+        .contains("no command is running"));
 
     // A running command: read_terminal waits for its end and answers its result.
     // The bash script escapes `;` in the command text as \x3b.
@@ -648,7 +678,12 @@ async fn webmcp_commands_from_shell_integration() {
     t.write("done\r\n\x1b]133;D;0\x07".into()).unwrap();
     t.write(PROMPT.into()).unwrap();
     let r = answer(pending).await;
-    assert_eq!(get(&r, "command.command"), "sleep 1; echo done", "{}", json_of(&r));
+    assert_eq!(
+        get(&r, "command.command"),
+        "sleep 1; echo done",
+        "{}",
+        json_of(&r)
+    );
     assert_eq!(get(&r, "command.exitCode"), 0);
     assert_eq!(get(&r, "command.output"), "done");
     assert_eq!(get(&r, "command.outputRows"), 1);
@@ -658,10 +693,14 @@ async fn webmcp_commands_from_shell_integration() {
 
     // type_in_terminal + submit + waitForCommand: one call, the exit code of the command its
     // Enter started.
-    let pending = call_tool("type_in_terminal", r#"{"text":"false","submit":true,"waitForCommand":true}"#);
+    let pending = call_tool(
+        "type_in_terminal",
+        r#"{"text":"false","submit":true,"waitForCommand":true}"#,
+    );
     sleep(250).await;
     assert_eq!(*sent.borrow(), ["false", "\r"]);
-    t.write(format!("{}{PROMPT}", ran("false", "", 1)).into()).unwrap();
+    t.write(format!("{}{PROMPT}", ran("false", "", 1)).into())
+        .unwrap();
     let r = answer(pending).await;
     assert_eq!(get(&r, "ok"), true, "{}", json_of(&r));
     assert_eq!(get(&r, "typed"), 5);
@@ -675,25 +714,48 @@ async fn webmcp_commands_from_shell_integration() {
     assert_eq!(get(&r, "command.exitCode"), 1);
 
     // Long output: the first and last 50 rows, the rows between counted.
-    let pending = call_tool("type_in_terminal", r#"{"text":"seq 300","submit":true,"waitForCommand":true}"#);
+    let pending = call_tool(
+        "type_in_terminal",
+        r#"{"text":"seq 300","submit":true,"waitForCommand":true}"#,
+    );
     sleep(250).await;
     let lines: String = (1..=300).map(|n| format!("{n}\r\n")).collect();
-    t.write(format!("{}{PROMPT}", ran("seq 300", &lines, 0)).into()).unwrap();
+    t.write(format!("{}{PROMPT}", ran("seq 300", &lines, 0)).into())
+        .unwrap();
     let r = answer(pending).await;
-    assert_eq!(get(&r, "command.outputRows"), 300, "{}", json_of(&get(&r, "command")));
+    assert_eq!(
+        get(&r, "command.outputRows"),
+        300,
+        "{}",
+        json_of(&get(&r, "command"))
+    );
     assert_eq!(get(&r, "command.rowsLeftOut"), 200);
     let head = get(&r, "command.output").as_string().unwrap();
     let tail = get(&r, "command.outputTail").as_string().unwrap();
-    assert_eq!(head, (1..=50).map(|n| n.to_string()).collect::<Vec<_>>().join("\n"));
-    assert_eq!(tail, (251..=300).map(|n| n.to_string()).collect::<Vec<_>>().join("\n"));
+    assert_eq!(
+        head,
+        (1..=50)
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(
+        tail,
+        (251..=300)
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 
     // A wait that times out answers the running command so far, marked running.
-    t.write("yes\r\n\x1b]633;E;yes\x07\x1b]133;C\x07y\r\ny\r\n".into()).unwrap();
+    t.write("yes\r\n\x1b]633;E;yes\x07\x1b]133;C\x07y\r\ny\r\n".into())
+        .unwrap();
     let r = execute_async("read_terminal", r#"{"waitForCommand":true,"timeoutMs":50}"#).await;
     assert_eq!(get(&r, "timedOut"), true);
     assert_eq!(get(&r, "command.running"), true);
     assert_eq!(get(&r, "command.output"), "y\ny");
-    t.write(format!("^C\r\n\x1b]133;D;130\x07{PROMPT}").into()).unwrap();
+    t.write(format!("^C\r\n\x1b]133;D;130\x07{PROMPT}").into())
+        .unwrap();
     t.destroy().unwrap();
 }
 
@@ -705,7 +767,12 @@ async fn webmcp_new_output_only() {
     Reflect::set(&webmcp, &"name".into(), &"fresh".into()).unwrap();
     let t = WTerm::new(
         host(400, 200).into(),
-        options(&[("cols", 40.into()), ("rows", 10.into()), ("webmcp", webmcp.into()), ("onData", f)]),
+        options(&[
+            ("cols", 40.into()),
+            ("rows", 10.into()),
+            ("webmcp", webmcp.into()),
+            ("onData", f),
+        ]),
     )
     .unwrap();
     JsFuture::from(t.init()).await.unwrap();
@@ -714,14 +781,21 @@ async fn webmcp_new_output_only() {
     t.write("Continue? earlier\r\n$ ".into()).unwrap();
     let r = execute("read_terminal", r#"{"waitFor":"Continue?"}"#);
     assert!(get(&r, "timedOut").is_undefined(), "already on screen");
-    let pending = call_tool("read_terminal", r#"{"waitFor":"Continue?","newOutputOnly":true,"timeoutMs":3000}"#);
+    let pending = call_tool(
+        "read_terminal",
+        r#"{"waitFor":"Continue?","newOutputOnly":true,"timeoutMs":3000}"#,
+    );
     sleep(40).await;
     t.write("x\r\nnothing yet\r\n".into()).unwrap();
     sleep(40).await;
     t.write("Continue? ".into()).unwrap();
     let r = answer(pending).await;
     assert!(get(&r, "timedOut").is_undefined(), "{}", json_of(&r));
-    let r = execute_async("read_terminal", r#"{"waitFor":"earlier","newOutputOnly":true,"timeoutMs":30}"#).await;
+    let r = execute_async(
+        "read_terminal",
+        r#"{"waitFor":"earlier","newOutputOnly":true,"timeoutMs":30}"#,
+    )
+    .await;
     assert_eq!(get(&r, "timedOut"), true);
 
     // With integration and a submitted line: only the command's own output counts, so the
@@ -736,15 +810,29 @@ async fn webmcp_new_output_only() {
     // The echo of the line arrives, then (later) the command starts and prints its prompt.
     t.write("read -p \"Continue? \" x\r\n".into()).unwrap();
     sleep(40).await;
-    t.write("\x1b]633;E;read -p \"Continue? \" x\x07\x1b]133;C\x07".into()).unwrap();
+    t.write("\x1b]633;E;read -p \"Continue? \" x\x07\x1b]133;C\x07".into())
+        .unwrap();
     sleep(40).await;
-    let race = js_sys::Function::new_with_args("p", "return Promise.race([p, Promise.resolve('pending')])");
-    let early: js_sys::Promise = race.call1(&JsValue::UNDEFINED, &pending).unwrap().unchecked_into();
-    assert_eq!(JsFuture::from(early).await.unwrap(), "pending", "the echoed line must not match");
+    let race = js_sys::Function::new_with_args(
+        "p",
+        "return Promise.race([p, Promise.resolve('pending')])",
+    );
+    let early: js_sys::Promise = race
+        .call1(&JsValue::UNDEFINED, &pending)
+        .unwrap()
+        .unchecked_into();
+    assert_eq!(
+        JsFuture::from(early).await.unwrap(),
+        "pending",
+        "the echoed line must not match"
+    );
     t.write("Continue? ".into()).unwrap();
     let r = answer(pending).await;
     assert!(get(&r, "timedOut").is_undefined(), "{}", json_of(&r));
     assert_eq!(get(&r, "submitted"), true);
-    assert_eq!(get(&r, "runningCommand.command"), "read -p \"Continue? \" x");
+    assert_eq!(
+        get(&r, "runningCommand.command"),
+        "read -p \"Continue? \" x"
+    );
     t.destroy().unwrap();
 }

@@ -61,7 +61,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// schedstat`, used before, only advances at scheduler ticks: 4 ms steps, which made the vte
 /// floor, a few milliseconds per corpus, read as 0 or a multiple of 4 ms.)
 fn thread_cpu_secs() -> Option<f64> {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec for the call's duration.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     (rc == 0).then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9)
@@ -86,16 +89,26 @@ fn time<F: FnMut()>(runs: usize, mut f: F) -> f64 {
 fn main() {
     let args = Args::parse();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let dir = std::env::temp_dir().join(if args.quick { "wterm-core-feed-quick" } else { "wterm-core-feed" });
+    let dir = std::env::temp_dir().join(if args.quick {
+        "wterm-core-feed-quick"
+    } else {
+        "wterm-core-feed"
+    });
     let mut gen = Command::new("node");
     gen.arg(root.join("bench/browser/corpus.mjs"));
     if args.quick {
         gen.arg("--quick");
     }
-    let status = gen.arg(&dir).status().expect("node runs bench/browser/corpus.mjs");
+    let status = gen
+        .arg(&dir)
+        .status()
+        .expect("node runs bench/browser/corpus.mjs");
     assert!(status.success(), "corpus.mjs failed");
 
-    println!("{:<16} {:>10} {:>10} {:>8}", "workload", "wterm MB/s", "vte MB/s", "ratio");
+    println!(
+        "{:<16} {:>10} {:>10} {:>8}",
+        "workload", "wterm MB/s", "vte MB/s", "ratio"
+    );
     let mut ratios = Vec::new();
     let mut ours_all = Vec::new();
     for name in ["ls", "sgr", "yes", "cjk", "redraw"] {
@@ -104,7 +117,11 @@ fn main() {
             if args.only.as_deref().is_some_and(|o| !label.contains(o)) {
                 continue;
             }
-            let file = if name == "redraw" { format!("redraw-{cols}x{rows}.bin") } else { format!("{name}.bin") };
+            let file = if name == "redraw" {
+                format!("redraw-{cols}x{rows}.bin")
+            } else {
+                format!("{name}.bin")
+            };
             let bytes = std::fs::read(dir.join(&file)).expect("corpus file");
             let mb = bytes.len() as f64 / 1e6;
             let ours = time(args.runs, || {
@@ -114,14 +131,18 @@ fn main() {
                 }
                 std::hint::black_box(&t);
             });
-            let floor = if args.no_floor { f64::NAN } else { time(args.runs, || {
-                let mut p = vte::Parser::new();
-                let mut f = Floor(0);
-                for c in bytes.chunks(CHUNK_BYTES) {
-                    p.advance(&mut f, c);
-                }
-                std::hint::black_box(f.0);
-            }) };
+            let floor = if args.no_floor {
+                f64::NAN
+            } else {
+                time(args.runs, || {
+                    let mut p = vte::Parser::new();
+                    let mut f = Floor(0);
+                    for c in bytes.chunks(CHUNK_BYTES) {
+                        p.advance(&mut f, c);
+                    }
+                    std::hint::black_box(f.0);
+                })
+            };
             let (o, v) = (mb / ours, mb / floor);
             println!("{label:<16} {o:>10.1} {v:>10.1} {:>7.2}x", o / v);
             ratios.push(o / v);
@@ -130,6 +151,12 @@ fn main() {
     }
     let geo = |v: &[f64]| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
     if !ours_all.is_empty() {
-        println!("{:<16} {:>10.1} {:>10} {:>7.2}x", "geomean", geo(&ours_all), "", geo(&ratios));
+        println!(
+            "{:<16} {:>10.1} {:>10} {:>7.2}x",
+            "geomean",
+            geo(&ours_all),
+            "",
+            geo(&ratios)
+        );
     }
 }

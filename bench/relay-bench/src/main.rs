@@ -36,7 +36,8 @@ const ECHO_WARMUP: usize = 5;
 /// Idle sessions opened to measure resident memory per session.
 const IDLE_SESSIONS: usize = 10;
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// wterm-relay against a bare PTY, measured side by side in one run.
 #[derive(clap::Parser)]
@@ -66,7 +67,12 @@ struct Opts {
 
 fn args() -> Opts {
     let a = <Args as clap::Parser>::parse();
-    Opts { relay: a.relay, mb: a.mb as usize, pairs: a.pairs as usize, samples: a.samples as usize }
+    Opts {
+        relay: a.relay,
+        mb: a.mb as usize,
+        pairs: a.pairs as usize,
+        samples: a.samples as usize,
+    }
 }
 
 fn die(msg: &str) -> ! {
@@ -176,14 +182,22 @@ async fn start_relay(bin: &str) -> Relay {
         .env("HOME", &home.0)
         .env("SHELL", "/bin/bash")
         .env("WEB_TERMINAL_TOKEN", &token)
-        .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()))
+        .env(
+            "RUST_LOG",
+            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .unwrap_or_else(|e| die(&format!("cannot start {bin}: {e}; build it with `cargo build --release -p wterm-relay`")));
+        .unwrap_or_else(|e| {
+            die(&format!(
+                "cannot start {bin}: {e}; build it with `cargo build --release -p wterm-relay`"
+            ))
+        });
     RELAY_PID.store(child.id() as i32, std::sync::atomic::Ordering::SeqCst);
     let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(tokio::process::ChildStdout::from_std(stdout).expect("stdout")).lines();
+    let mut lines =
+        BufReader::new(tokio::process::ChildStdout::from_std(stdout).expect("stdout")).lines();
     let url = loop {
         let line = tokio::time::timeout(Duration::from_secs(15), lines.next_line())
             .await
@@ -194,7 +208,12 @@ async fn start_relay(bin: &str) -> Relay {
             break rest.split('/').take(3).collect::<Vec<_>>().join("/");
         }
     };
-    Relay { child, url, token, _home: home }
+    Relay {
+        child,
+        url,
+        token,
+        _home: home,
+    }
 }
 
 async fn attach(relay: &Relay) -> Ws {
@@ -202,9 +221,13 @@ async fn attach(relay: &Relay) -> Ws {
     let mut req = ws_url.into_client_request().expect("request");
     req.headers_mut().insert(
         "Sec-WebSocket-Protocol",
-        format!("wterm.v1, bearer.{}", relay.token).parse().expect("header"),
+        format!("wterm.v1, bearer.{}", relay.token)
+            .parse()
+            .expect("header"),
     );
-    let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap_or_else(|e| die(&format!("attach: {e}")));
+    let (ws, _) = tokio_tungstenite::connect_async(req)
+        .await
+        .unwrap_or_else(|e| die(&format!("attach: {e}")));
     ws
 }
 
@@ -230,7 +253,8 @@ async fn read_until(ws: &mut Ws, mut pred: impl FnMut(&[u8]) -> bool) -> usize {
             }
             Ok(Some(Ok(_))) => {}
             other => {
-                let tail_text = String::from_utf8_lossy(&tail[tail.len().saturating_sub(300)..]).into_owned();
+                let tail_text =
+                    String::from_utf8_lossy(&tail[tail.len().saturating_sub(300)..]).into_owned();
                 die(&format!("output stopped before the expected text arrived ({total} bytes; last: {other:?}; tail: {tail_text:?})"))
             }
         }
@@ -255,7 +279,9 @@ fn ends_with_prompt(b: &[u8]) -> bool {
 }
 
 async fn send(ws: &mut Ws, bytes: &[u8]) {
-    ws.send(Message::Binary(bytes.to_vec().into())).await.unwrap_or_else(|e| die(&format!("send: {e}")));
+    ws.send(Message::Binary(bytes.to_vec().into()))
+        .await
+        .unwrap_or_else(|e| die(&format!("send: {e}")));
 }
 
 fn write_corpus(dir: &TempDir, mb: usize) -> std::path::PathBuf {
@@ -274,7 +300,12 @@ fn write_corpus(dir: &TempDir, mb: usize) -> std::path::PathBuf {
 /// Seconds to read all of `cmd`'s output from a bare PTY.
 fn bare_pty_cat(path: &std::path::Path) -> (f64, usize) {
     let pty = portable_pty::native_pty_system()
-        .openpty(portable_pty::PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 })
+        .openpty(portable_pty::PtySize {
+            rows: 24,
+            cols: 80,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .expect("openpty");
     let mut cmd = portable_pty::CommandBuilder::new("cat");
     cmd.arg(path);
@@ -298,9 +329,17 @@ fn bare_pty_cat(path: &std::path::Path) -> (f64, usize) {
 /// Echo round trips through a bare PTY running `cat`, in milliseconds.
 fn bare_pty_echo(samples: usize) -> Vec<f64> {
     let pty = portable_pty::native_pty_system()
-        .openpty(portable_pty::PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 })
+        .openpty(portable_pty::PtySize {
+            rows: 24,
+            cols: 80,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .expect("openpty");
-    let mut child = pty.slave.spawn_command(portable_pty::CommandBuilder::new("cat")).expect("spawn cat");
+    let mut child = pty
+        .slave
+        .spawn_command(portable_pty::CommandBuilder::new("cat"))
+        .expect("spawn cat");
     drop(pty.slave);
     let mut reader = pty.master.try_clone_reader().expect("reader");
     let mut writer = pty.master.take_writer().expect("writer");
@@ -325,7 +364,11 @@ fn bare_pty_echo(samples: usize) -> Vec<f64> {
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_owned))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .map(str::to_owned)
+        })
         .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
         .unwrap_or(0)
 }
@@ -338,7 +381,11 @@ fn cpu_seconds(pid: u32) -> f64 {
     // Fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15.
     let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i - 3).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
+    let ticks = |i: usize| {
+        f.get(i - 3)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
     // SAFETY: sysconf(3) reads a constant.
     let hz = unsafe { sysconf(SC_CLK_TCK) } as f64;
     (ticks(14) + ticks(15)) / hz
@@ -353,7 +400,8 @@ async fn main() {
         hook(info);
     }));
     tokio::spawn(async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}
@@ -362,7 +410,9 @@ async fn main() {
     });
     let data = TempDir::new("data");
     let corpus = write_corpus(&data, a.mb);
-    let file_bytes = std::fs::metadata(&corpus).map(|m| m.len() as f64).unwrap_or(0.0);
+    let file_bytes = std::fs::metadata(&corpus)
+        .map(|m| m.len() as f64)
+        .unwrap_or(0.0);
     let mib = file_bytes / (1 << 20) as f64;
 
     let relay = start_relay(&a.relay).await;
@@ -378,7 +428,10 @@ async fn main() {
     let (mut relay_bytes, mut bare_bytes) = (0, 0);
     for pair in 1..=a.pairs {
         eprintln!("relay-bench: throughput {pair}/{}: relay", a.pairs);
-        let cmd = format!("cat {}; printf '%s%s\\n' __BENCH_ END__\r", corpus.display());
+        let cmd = format!(
+            "cat {}; printf '%s%s\\n' __BENCH_ END__\r",
+            corpus.display()
+        );
         send(&mut ws, cmd.as_bytes()).await;
         let t0 = Instant::now();
         let cpu0 = cpu_seconds(relay.child.id());
@@ -426,7 +479,9 @@ async fn main() {
     send(&mut ws, b"\x03").await;
     read_until(&mut ws, ends_with_prompt).await;
     let samples = a.samples;
-    let bare_echo = tokio::task::spawn_blocking(move || bare_pty_echo(samples)).await.expect("bare echo");
+    let bare_echo = tokio::task::spawn_blocking(move || bare_pty_echo(samples))
+        .await
+        .expect("bare echo");
 
     eprintln!("relay-bench: Ctrl+C during yes");
     // Ctrl+C during a flood.
@@ -463,8 +518,14 @@ async fn main() {
     let (relay_mbs, bare_mbs, ratio) = (sorted(relay_runs), sorted(bare_runs), sorted(ratios));
     let relay_cpu = sorted(relay_cpu);
     let range = |v: &[f64]| format!("{:.1}-{:.1}", v[0], v[v.len() - 1]);
-    println!("relay-bench: {mib:.0} MiB corpus, {} echo samples, {CTRL_C_ROUNDS} Ctrl+C rounds", a.samples);
-    println!("{:<34} {:>12} {:>12} {:>10}", "measure", "relay", "bare PTY", "ratio");
+    println!(
+        "relay-bench: {mib:.0} MiB corpus, {} echo samples, {CTRL_C_ROUNDS} Ctrl+C rounds",
+        a.samples
+    );
+    println!(
+        "{:<34} {:>12} {:>12} {:>10}",
+        "measure", "relay", "bare PTY", "ratio"
+    );
     println!(
         "{:<34} {:>12.1} {:>12.1} {:>10.2}",
         format!("cat throughput, median of {} (MiB/s)", a.pairs),
@@ -472,14 +533,53 @@ async fn main() {
         percentile(&bare_mbs, 0.5),
         percentile(&ratio, 0.5)
     );
-    println!("{:<34} {:>12} {:>12} {:>10}", "  range over the runs", range(&relay_mbs), range(&bare_mbs), format!("{:.2}-{:.2}", ratio[0], ratio[ratio.len() - 1]));
-    println!("{:<34} {:>12} {:>12}", "  bytes received", relay_bytes, bare_bytes);
-    println!("{:<34} {:>12.2} {:>12}", "  relay CPU per MiB, median (ms)", percentile(&relay_cpu, 0.5), "-");
-    println!("{:<34} {:>12.3} {:>12.3} {:>10.2}", "echo latency p50 (ms)", percentile(&re, 0.5), percentile(&be, 0.5), percentile(&re, 0.5) / percentile(&be, 0.5));
-    println!("{:<34} {:>12.3} {:>12.3} {:>+10.3}", "echo latency p99 (ms; diff)", percentile(&re, 0.99), percentile(&be, 0.99), percentile(&re, 0.99) - percentile(&be, 0.99));
-    println!("{:<34} {:>12.1} {:>12}", "Ctrl+C to prompt, median (ms)", percentile(&cc, 0.5), "-");
-    println!("{:<34} {:>12.1} {:>12}", "Ctrl+C to prompt, max (ms)", cc.last().copied().unwrap_or(f64::NAN), "-");
-    println!("{:<34} {:>12} {:>12}", "relay RSS at start (KiB)", rss_start, "-");
+    println!(
+        "{:<34} {:>12} {:>12} {:>10}",
+        "  range over the runs",
+        range(&relay_mbs),
+        range(&bare_mbs),
+        format!("{:.2}-{:.2}", ratio[0], ratio[ratio.len() - 1])
+    );
+    println!(
+        "{:<34} {:>12} {:>12}",
+        "  bytes received", relay_bytes, bare_bytes
+    );
+    println!(
+        "{:<34} {:>12.2} {:>12}",
+        "  relay CPU per MiB, median (ms)",
+        percentile(&relay_cpu, 0.5),
+        "-"
+    );
+    println!(
+        "{:<34} {:>12.3} {:>12.3} {:>10.2}",
+        "echo latency p50 (ms)",
+        percentile(&re, 0.5),
+        percentile(&be, 0.5),
+        percentile(&re, 0.5) / percentile(&be, 0.5)
+    );
+    println!(
+        "{:<34} {:>12.3} {:>12.3} {:>+10.3}",
+        "echo latency p99 (ms; diff)",
+        percentile(&re, 0.99),
+        percentile(&be, 0.99),
+        percentile(&re, 0.99) - percentile(&be, 0.99)
+    );
+    println!(
+        "{:<34} {:>12.1} {:>12}",
+        "Ctrl+C to prompt, median (ms)",
+        percentile(&cc, 0.5),
+        "-"
+    );
+    println!(
+        "{:<34} {:>12.1} {:>12}",
+        "Ctrl+C to prompt, max (ms)",
+        cc.last().copied().unwrap_or(f64::NAN),
+        "-"
+    );
+    println!(
+        "{:<34} {:>12} {:>12}",
+        "relay RSS at start (KiB)", rss_start, "-"
+    );
     println!(
         "{:<34} {:>12} {:>12}",
         "RSS per idle session (KiB)",

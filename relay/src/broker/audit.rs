@@ -331,7 +331,7 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
             n.parse::<usize>().ok().map(|n| (n, e.path()))
         })
         .collect();
-    rotated.sort_by(|a, b| b.0.cmp(&a.0));
+    rotated.sort_by_key(|r| std::cmp::Reverse(r.0));
     let mut out: Vec<PathBuf> = rotated.into_iter().map(|(_, p)| p).collect();
     let current = dir.join(CURRENT_FILE);
     if current.is_file() {

@@ -10,6 +10,7 @@ use std::sync::{Arc, RwLock};
 use wterm_core::Size;
 
 use super::audit::AuditLog;
+use super::reads::ReadBudget;
 use super::settings::{self, Settings, StoredSettings};
 use super::store::{pid_alive, unix_now, Row, WindowStore};
 use super::window::{Caller, Mode, WindowMeta, WindowState};
@@ -67,6 +68,8 @@ pub struct Broker {
     pub page_url: String,
     /// The audit log (`STATE_DIR/audit`).
     pub audit: AuditLog,
+    /// The cells large reads hold at once.
+    pub reads: ReadBudget,
 }
 
 impl Broker {
@@ -92,6 +95,7 @@ impl Broker {
             registry,
             page_url,
             audit: AuditLog::open(&config.state_dir, config.audit_reads),
+            reads: ReadBudget::default(),
         }
     }
 

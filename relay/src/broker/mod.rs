@@ -12,6 +12,7 @@
 //! - [`settings`]: `webterm_mcp.json` and the MCP/admin tokens;
 //! - [`store`]: `webterm_mcp_windows.json`, each window's settings across restarts;
 //! - [`read`], [`frames`]: `/mcp/read`'s views, hashes, waits, deltas and style runs;
+//! - [`reads`]: the bound on large reads in flight;
 //! - [`shell`]: what a window's shell reported about its commands (state, last command);
 //! - [`activity`]: the `agent` frame that tells a window's pages an agent read or wrote it;
 //! - [`page`]: the page realm's services (`/mcp/config`, `/session/mcp`);
@@ -27,6 +28,7 @@ pub mod ops;
 pub mod ordered;
 pub mod page;
 pub mod read;
+pub mod reads;
 pub mod settings;
 pub mod shell;
 pub mod store;

@@ -19,6 +19,7 @@ use wterm_core::{
 };
 
 use super::ordered;
+use super::reads::ReadPermit;
 use super::shell::{self, CommandAnswer, ShellFacts};
 use super::window::WindowState;
 use crate::ground::fields::{self, Fields};
@@ -436,6 +437,10 @@ pub struct ReadAnswer {
     /// `finished: false` when the wait ended first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandAnswer>,
+    /// The cells this answer holds under the bound on large reads, given back when the
+    /// answer is dropped (after the front serialised it).
+    #[serde(skip)]
+    pub permit: Option<Arc<ReadPermit>>,
 }
 
 /// Everything a read needs, taken under one lock.
@@ -508,6 +513,20 @@ pub fn check_command_wait(session: &Session, args: &ReadArgs) -> Result<(), Refu
         return Err(Refusal::NoShellIntegration);
     }
     Ok(())
+}
+
+/// The cells (columns × rows) a read of `session` per `args` covers now: the screen, and with
+/// view "scrollback" the history rows it would take (none on the alternate screen).
+pub fn cells(session: &Session, args: &ReadArgs) -> u64 {
+    session.inspect(|l| {
+        let size = l.terminal.size();
+        let history = if args.scrollback {
+            args.lines.min(l.terminal.scrollback_rows())
+        } else {
+            0
+        };
+        u64::from(size.cols) * (u64::from(size.rows) + history as u64)
+    })
 }
 
 /// The read an input operation does after writing: [`read_from`] counting from `before` (taken
@@ -775,6 +794,7 @@ fn answer(
         exited: snap.exited,
         shell: snap.shell,
         command: None,
+        permit: None,
     }
 }
 

@@ -313,6 +313,12 @@ pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(20);
 /// and an upgraded websocket are not idle, whatever the time between their bytes.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long an answer's bytes may wait for a peer that reads none of them, in seconds; then
+/// the connection is closed (a peer that stopped reading must not hold an answer, and what it
+/// holds under the bound on large reads, for ever). Websockets have their own flow control and
+/// are not judged by it.
+pub const SEND_STALL_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Pause after an accept error other than a failed handshake, in milliseconds (out of file
 /// descriptors, `EMFILE`/`ENFILE`, or out of memory). The listener stays ready while the
 /// kernel holds a connection it cannot hand over, so retrying at once would spin; after
@@ -378,3 +384,21 @@ pub const MAX_AUDIT_LINE_BYTES: usize = 16 * 1024;
 /// with a wait, `run_command`) sends `notifications/progress` while it waits, when the client
 /// gave a `progressToken`.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Cells (columns × rows read, history included) that `/mcp/read` answers may hold at once,
+/// between the start of the read and the answer's serialisation: about 16 bytes a cell pass
+/// through the frame, the answer and its JSON, so about 64 MiB. A read past it queues.
+pub const READ_CELLS_IN_FLIGHT: u32 = 4 * 1024 * 1024;
+
+/// A read of at most this many cells is not counted against [`READ_CELLS_IN_FLIGHT`] and never
+/// queues: any screen up to 250x250 without history, so a screen read always answers at once.
+pub const READ_FREE_CELLS: u32 = 64 * 1024;
+
+/// Longest time a large `/mcp/read` queues for room under [`READ_CELLS_IN_FLIGHT`] before it is
+/// refused with `429 reads_busy`, in milliseconds.
+pub const READ_QUEUE_WAIT_MS: u64 = 10_000;
+
+/// Largest frame of a `/mcp/*` answer's body handed to hyper at once, in bytes: a large read
+/// answer is sent in frames so that it keeps its place under [`READ_CELLS_IN_FLIGHT`] until it
+/// is nearly all sent.
+pub const ANSWER_FRAME_BYTES: usize = 64 * 1024;

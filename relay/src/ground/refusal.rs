@@ -32,6 +32,10 @@ pub enum Refusal {
     /// `429 memory_budget` (ext): the relay's memory budget (`--memory-budget-mib`) cannot hold
     /// a terminal of the asked size; the detail gives the figures. Nothing was started.
     MemoryBudget(String),
+    /// `429 reads_busy` (ext): a large `/mcp/read` found no room under the relay's bound on
+    /// large reads in flight within its queueing time; the detail gives the figures. Nothing
+    /// was read.
+    ReadsBusy(String),
     /// `500 spawn_failed`: the program could not be started in a new PTY.
     SpawnFailed,
     /// `403 mcp_disabled`: MCP access is switched off, or no MCP token is configured (ladder
@@ -117,7 +121,7 @@ impl Refusal {
                 StatusCode::CONFLICT
             }
             TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            TooManySessions | TooManyPendingLaunches | MemoryBudget(_) => {
+            TooManySessions | TooManyPendingLaunches | MemoryBudget(_) | ReadsBusy(_) => {
                 StatusCode::TOO_MANY_REQUESTS
             }
             SpawnFailed | PersistFailed => StatusCode::INTERNAL_SERVER_ERROR,
@@ -138,6 +142,7 @@ impl Refusal {
             BadOrigin => "bad_origin",
             TooManySessions => "too_many_sessions",
             MemoryBudget(_) => "memory_budget",
+            ReadsBusy(_) => "reads_busy",
             SpawnFailed => "spawn_failed",
             McpDisabled => "mcp_disabled",
             BadScope => "bad_scope",
@@ -174,7 +179,8 @@ impl Refusal {
     pub fn detail(&self) -> Option<&str> {
         use Refusal::*;
         match self {
-            BadRequest(d) | TooLarge(d) | BadKeys(d) | BadRegex(d) | MemoryBudget(d) => Some(d),
+            BadRequest(d) | TooLarge(d) | BadKeys(d) | BadRegex(d) | MemoryBudget(d)
+            | ReadsBusy(d) => Some(d),
             BadJson => Some(
                 "the body must be one JSON object, e.g. {\"id\":1}, of valid JSON \
                  (a string may not hold a lone surrogate such as \\ud800)",
@@ -232,6 +238,7 @@ impl Refusal {
             UnknownSession => "no such session; call list_terminals for the current ids",
             TooManySessions => "the relay already runs its maximum number of sessions; close a terminal first",
             MemoryBudget(_) => "the relay's memory budget cannot hold another terminal of this size; close a terminal or ask for fewer columns and rows",
+            ReadsBusy(_) => "the relay is answering other large reads; retry in a moment, or read fewer lines of scrollback",
             SpawnFailed => "the program could not be started; the relay's operator must check the profile's command",
             McpDisabled => "MCP access is off on this relay; a person must enable it in the relay page's MCP settings",
             BadScope => "the scope must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}; fix the scope in this client's configuration or the call",
@@ -262,7 +269,7 @@ impl Refusal {
     }
 
     /// Every refusal, with empty details (to find one by its wire code).
-    fn all() -> [Refusal; 35] {
+    fn all() -> [Refusal; 36] {
         use Refusal::*;
         let s = String::new;
         [
@@ -275,6 +282,7 @@ impl Refusal {
             UnknownSession,
             TooManySessions,
             MemoryBudget(s()),
+            ReadsBusy(s()),
             SpawnFailed,
             McpDisabled,
             BadScope,
@@ -313,7 +321,8 @@ impl Refusal {
             | Refusal::TooLarge(d)
             | Refusal::BadKeys(d)
             | Refusal::BadRegex(d)
-            | Refusal::MemoryBudget(d),
+            | Refusal::MemoryBudget(d)
+            | Refusal::ReadsBusy(d),
             Some(detail),
         ) = (&mut r, detail)
         {

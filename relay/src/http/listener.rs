@@ -52,7 +52,7 @@ use tower::ServiceExt as _;
 use crate::ground::limits::{
     ACCEPT_ERROR_PAUSE, BODY_READ_TIMEOUT, FD_RESERVE, HEADER_READ_TIMEOUT, IDLE_TIMEOUT,
     LISTEN_BACKLOG, MAX_CLOSING_CONNECTIONS, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_PEER,
-    MIN_CONNECTIONS, NOFILE_TARGET, SOCKET_SEND_BUFFER_BYTES,
+    MIN_CONNECTIONS, NOFILE_TARGET, SEND_STALL_TIMEOUT, SOCKET_SEND_BUFFER_BYTES,
 };
 use crate::ground::Refusal;
 
@@ -118,16 +118,23 @@ enum Phase {
     Busy = 2,
     /// A websocket. Kept, and outside every timeout here.
     Upgraded = 3,
+    /// An answer handed whole to hyper whose bytes are still being written (a large read
+    /// answer to a client reading it). Kept; closed as idle only when no byte has moved for
+    /// [`IDLE_TIMEOUT`] (a peer that stopped reading).
+    Draining = 4,
 }
 
 /// One connection's state, shared by its task, its socket and its requests.
 #[derive(Debug)]
 struct Conn {
     phase: AtomicU8,
-    /// Milliseconds since `epoch` when the connection last received bytes or finished a
-    /// response.
+    /// Milliseconds since `epoch` when the connection last received or sent bytes, or
+    /// finished a response.
     active_ms: AtomicU64,
     epoch: Instant,
+    /// Milliseconds since `epoch` when a write first found the socket full and no byte has
+    /// been written since; [`NOT_STALLED`] when writes move.
+    stalled_ms: AtomicU64,
     /// A body of this connection missed its deadline.
     body_timed_out: AtomicBool,
     /// Cancelled to close the connection (displaced at a cap).
@@ -139,6 +146,7 @@ impl Conn {
         Conn {
             phase: AtomicU8::new(Phase::Waiting as u8),
             active_ms: AtomicU64::new(0),
+            stalled_ms: AtomicU64::new(NOT_STALLED),
             epoch: Instant::now(),
             body_timed_out: AtomicBool::new(false),
             close: CancellationToken::new(),
@@ -150,6 +158,7 @@ impl Conn {
             0 => Phase::Waiting,
             1 => Phase::Body,
             2 => Phase::Busy,
+            4 => Phase::Draining,
             _ => Phase::Upgraded,
         }
     }
@@ -165,9 +174,39 @@ impl Conn {
                 .compare_exchange(from as u8, to as u8, Ordering::AcqRel, Ordering::Acquire);
     }
 
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX - 1)
+    }
+
     fn touch(&self) {
-        let ms = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.active_ms.store(ms, Ordering::Relaxed);
+        self.active_ms.store(self.now_ms(), Ordering::Relaxed);
+    }
+
+    /// Notes how a write went: bytes written end a stall; a full socket starts one.
+    fn wrote<T>(&self, poll: &Poll<io::Result<T>>, n: impl FnOnce(&T) -> usize) {
+        match poll {
+            Poll::Ready(Ok(v)) if n(v) > 0 => {
+                self.stalled_ms.store(NOT_STALLED, Ordering::Relaxed);
+                self.touch();
+            }
+            Poll::Pending => {
+                let now = self.now_ms();
+                let _ = self.stalled_ms.compare_exchange(
+                    NOT_STALLED,
+                    now,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether bytes have waited for the peer for [`SEND_STALL_TIMEOUT`] with none written.
+    fn send_stalled(&self) -> bool {
+        let since = self.stalled_ms.load(Ordering::Relaxed);
+        since != NOT_STALLED
+            && self.now_ms().saturating_sub(since) >= SEND_STALL_TIMEOUT.as_millis() as u64
     }
 
     /// When the connection turns idle if nothing happens before.
@@ -180,6 +219,9 @@ impl Conn {
         matches!(self.phase(), Phase::Waiting | Phase::Body)
     }
 }
+
+/// [`Conn::stalled_ms`] when no write is waiting.
+const NOT_STALLED: u64 = u64::MAX;
 
 /// A peer as counted against [`MAX_CONNECTIONS_PER_PEER`]: an IPv4 address, or an IPv6 /64.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -331,7 +373,8 @@ impl Table {
     }
 }
 
-/// The socket of one connection: notes each receipt, and holds the connection's place until
+/// The socket of one connection: notes each receipt and each write that made progress, and
+/// the end of an answer's writing (hyper flushes once its buffer is empty); holds the connection's place until
 /// it is dropped (after an upgrade, when the websocket ends).
 struct Io {
     tcp: TcpStream,
@@ -360,7 +403,9 @@ impl AsyncWrite for Io {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.tcp).poll_write(cx, buf)
+        let poll = Pin::new(&mut self.tcp).poll_write(cx, buf);
+        self.conn.wrote(&poll, |n| *n);
+        poll
     }
 
     fn poll_write_vectored(
@@ -368,7 +413,9 @@ impl AsyncWrite for Io {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
+        let poll = Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs);
+        self.conn.wrote(&poll, |n| *n);
+        poll
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -376,7 +423,11 @@ impl AsyncWrite for Io {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.tcp).poll_flush(cx)
+        let poll = Pin::new(&mut self.tcp).poll_flush(cx);
+        if matches!(poll, Poll::Ready(Ok(()))) {
+            self.conn.advance(Phase::Draining, Phase::Waiting);
+        }
+        poll
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -439,7 +490,8 @@ struct ResponseBody {
 impl Drop for ResponseBody {
     fn drop(&mut self) {
         self.conn.touch();
-        self.conn.advance(Phase::Busy, Phase::Waiting);
+        // hyper drops the body once it holds its last bytes, before they are all written.
+        self.conn.advance(Phase::Busy, Phase::Draining);
         self.conn.advance(Phase::Body, Phase::Waiting);
     }
 }
@@ -658,6 +710,9 @@ async fn connection<S>(
     let mut stopping = false;
     loop {
         tokio::select! {
+            // hyper first: after a stall of this task (a busy runtime), its pending writes move
+            // (and touch the connection) before the idle deadline is judged.
+            biased;
             result = served.as_mut() => {
                 if let Err(e) = result {
                     tracing::trace!(%peer, error = %e, "connection ended");
@@ -674,10 +729,14 @@ async fn connection<S>(
             }
             () = idle.as_mut() => {
                 let deadline = conn.idle_deadline();
-                if conn.phase() == Phase::Waiting
+                if matches!(conn.phase(), Phase::Waiting | Phase::Draining)
                     && deadline <= tokio::time::Instant::now()
                 {
                     tracing::trace!(%peer, "idle connection closed");
+                    return;
+                }
+                if conn.phase() != Phase::Upgraded && conn.send_stalled() {
+                    tracing::debug!(%peer, "peer read none of an answer; connection closed");
                     return;
                 }
                 let next = deadline.max(tokio::time::Instant::now() + IDLE_TIMEOUT / 4);

@@ -2,19 +2,25 @@
 //! [`Op::call`] → JSON), behind the ladder ([`ladder::gate`] as a `route_layer`). Every answer
 //! carries `Vary: X-Browserland-Scope`, the refusals too.
 
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
+use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderValue};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
+use bytes::Bytes;
+use hyper::body::{Frame, SizeHint};
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::broker::ops::{Method, Op};
+use crate::broker::ops::{Method, Op, Reply};
 use crate::broker::window::Caller;
 use crate::broker::Broker;
+use crate::ground::limits::ANSWER_FRAME_BYTES;
 use crate::ground::Refusal;
 use crate::guard::ladder::{self, McpBody};
 use crate::state::AppState;
@@ -48,14 +54,51 @@ async fn answer(
     let reply = op
         .call(broker, caller, op.request_fields(query, body))
         .await?;
+    let bytes = Bytes::from(reply.to_bytes());
     Ok((
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         )],
-        reply.to_bytes(),
+        Body::new(ReplyBody {
+            bytes,
+            _reply: reply,
+        }),
     )
         .into_response())
+}
+
+/// An answer's JSON in frames of at most [`ANSWER_FRAME_BYTES`], holding the answer until
+/// hyper has taken the last frame: hyper buffers a few frames ahead of the socket, so what a
+/// large read holds under the bound on reads in flight (`broker::reads`) is given back only
+/// when its answer is nearly all sent, not when it was serialised.
+struct ReplyBody {
+    bytes: Bytes,
+    _reply: Box<dyn Reply>,
+}
+
+impl hyper::body::Body for ReplyBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        if self.bytes.is_empty() {
+            return Poll::Ready(None);
+        }
+        let n = self.bytes.len().min(ANSWER_FRAME_BYTES);
+        Poll::Ready(Some(Ok(Frame::data(self.bytes.split_to(n)))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.bytes.len() as u64)
+    }
 }
 
 /// The realm's router: every operation of [`Op::ALL`], behind the ladder.

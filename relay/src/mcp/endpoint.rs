@@ -10,7 +10,8 @@
 //! Between those checks and rmcp, [`jsonrpc_front`] answers what rmcp answers off the
 //! protocol (JSON-RPC 2.0 and the streamable HTTP transport): a body that is not JSON gets
 //! `400` with the JSON-RPC error -32700 (rmcp: `415` text), a batch -32600, a request of a
-//! session for a method this server does not serve -32601 with a message naming those it does
+//! session (or of revision 2026-07-28 and later, which have none) for a method this server
+//! does not serve -32601 with a message naming those it does
 //! (rmcp: the bare method name), `tools/call` whose `params` are not `{name, arguments?}` with
 //! `arguments` an object -32602 (rmcp: -32601); `DELETE /mcp` of a live session answers `200`
 //! with no body (rmcp: `202`), of an unknown one `404`. Everything else is rmcp's.
@@ -274,10 +275,12 @@ async fn jsonrpc_front(
                      per request",
                 );
             }
-            // A request of a live session (rmcp answers the others about the session first).
+            // A request of a live session, or one rmcp serves without a session (rmcp answers
+            // the others about the session first).
             let id = message.get("id").filter(|id| !id.is_null()).cloned();
             let method = message.get("method").and_then(serde_json::Value::as_str);
-            if let (Some(id), Some(method), true) = (id, method, live) {
+            let served = live || (session.is_none() && sessionless(&message, &parts.headers));
+            if let (Some(id), Some(method), true) = (id, method, served) {
                 if !METHODS.contains(&method) {
                     return jsonrpc_error(
                         StatusCode::OK,
@@ -302,6 +305,28 @@ async fn jsonrpc_front(
         }
         _ => next.run(req).await,
     }
+}
+
+/// The first protocol revision without sessions or `initialize` (SEP-2567).
+const SESSIONLESS_REVISION: &str = "2026-07-28";
+
+/// Whether rmcp serves `message` without a session, as it decides: a request other than
+/// `initialize` of revision [`SESSIONLESS_REVISION`] or later, named in its
+/// `_meta["io.modelcontextprotocol/protocolVersion"]` or else in `MCP-Protocol-Version`
+/// (revisions are dates, so they compare as text).
+fn sessionless(message: &serde_json::Value, headers: &HeaderMap) -> bool {
+    if message.get("method").and_then(serde_json::Value::as_str) == Some("initialize") {
+        return false;
+    }
+    let from_meta = message
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(serde_json::Value::as_str);
+    let from_header = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok());
+    from_meta
+        .or(from_header)
+        .is_some_and(|v| v >= SESSIONLESS_REVISION)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod mcp_routes;
 mod ops;
 mod persist;
 mod pty;
+mod reads;
 mod routes;
 mod secrets;
 mod shell_integration;

@@ -202,3 +202,86 @@ async fn protocol_errors_and_session_end_follow_the_spec() {
     .await;
     assert_eq!(r.status, 404, "{}", r.body);
 }
+
+/// Regression (found with the official Python SDK 2.x, whose `Client` speaks 2026-07-28 by
+/// default): a request of that revision has no session (SEP-2567), and the relay's JSON-RPC
+/// checks ran only for requests of a live session, so an unknown method got rmcp's bare
+/// `-32601 "foo/bar"` and `tools/call` with `arguments: 5` got `-32601` instead of `-32602`.
+#[tokio::test]
+async fn sessionless_requests_of_2026_07_28_get_the_same_errors() {
+    let relay = Relay::start().await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let auth = format!("Bearer {}", mcp.token);
+    let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let post = |method_header: &'static str, name: Option<&'static str>, body: String| {
+        let auth = auth.clone();
+        let port = relay.port;
+        async move {
+            let mut h: Vec<(&str, &str)> = vec![
+                ("Authorization", &auth),
+                ("Accept", "application/json, text/event-stream"),
+                ("Content-Type", "application/json"),
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", method_header),
+            ];
+            if let Some(n) = name {
+                h.push(("Mcp-Name", n));
+            }
+            http(port, "POST", "/mcp", &h, &body).await
+        }
+    };
+    let error = |r: &crate::support::HttpResponse| {
+        // A JSON answer, or one SSE event holding it.
+        let text = r
+            .body
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .unwrap_or(&r.body)
+            .to_owned();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        (
+            v["id"].clone(),
+            v["error"]["code"].as_i64(),
+            v["error"]["message"].as_str().unwrap_or("").to_owned(),
+        )
+    };
+    // A request of the revision works without a session.
+    let r = post(
+        "tools/list",
+        None,
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{meta}}}}}"#),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("read_screen"), "{}", r.body);
+    let r = post(
+        "foo/bar",
+        None,
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"foo/bar","params":{{"_meta":{meta}}}}}"#),
+    )
+    .await;
+    let (id, code, message) = error(&r);
+    assert_eq!(
+        (id, code),
+        (serde_json::json!(2), Some(-32601)),
+        "{}",
+        r.body
+    );
+    assert!(message.contains("tools/call"), "{message}");
+    let r = post(
+        "tools/call",
+        Some("mcp_info"),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"mcp_info","arguments":5,"_meta":{meta}}}}}"#
+        ),
+    )
+    .await;
+    let (id, code, message) = error(&r);
+    assert_eq!(
+        (id, code),
+        (serde_json::json!(3), Some(-32602)),
+        "{}",
+        r.body
+    );
+    assert!(message.contains("arguments must be an object"), "{message}");
+}

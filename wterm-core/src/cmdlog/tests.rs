@@ -33,17 +33,30 @@ fn output(t: &Terminal, r: &CommandRecord) -> String {
 fn a_command_records_text_exit_cwd_times_and_output() {
     let mut t = term(5, 20, 100);
     t.set_now_ms(1000);
-    feed(&mut t, &format!("\x1b]7;file://h/tmp\x07{A}$ {B}ls\r\n{}{C}", e("ls")));
+    feed(
+        &mut t,
+        &format!("\x1b]7;file://h/tmp\x07{A}$ {B}ls\r\n{}{C}", e("ls")),
+    );
     assert_eq!(t.shell_state(), Some(ShellState::Running));
     let r = t.running_command().unwrap().clone();
-    assert_eq!((r.id, r.command.as_deref(), r.cwd.as_deref(), r.start_ms), (0, Some("ls"), Some("/tmp"), 1000));
+    assert_eq!(
+        (r.id, r.command.as_deref(), r.cwd.as_deref(), r.start_ms),
+        (0, Some("ls"), Some("/tmp"), 1000)
+    );
     feed(&mut t, "a\r\nb");
-    assert_eq!(output(&t, &r), "a\nb", "a running command's output reaches the cursor");
+    assert_eq!(
+        output(&t, &r),
+        "a\nb",
+        "a running command's output reaches the cursor"
+    );
     t.set_now_ms(1250);
     feed(&mut t, &format!("\r\n{}{A}$ ", d(0)));
     assert!(t.running_command().is_none());
     let r = t.last_command().unwrap();
-    assert_eq!((r.exit_code, r.end_ms, r.duration_ms()), (Some(0), Some(1250), Some(250)));
+    assert_eq!(
+        (r.exit_code, r.end_ms, r.duration_ms()),
+        (Some(0), Some(1250), Some(250))
+    );
     assert_eq!((r.output_start_row, r.output_end_row), (1, Some(3)));
     assert_eq!(output(&t, r), "a\nb");
     assert_eq!(t.command(0), Some(r));
@@ -60,10 +73,16 @@ fn output_without_a_final_newline_keeps_its_row() {
 #[test]
 fn command_text_from_kitty_and_ghostty_cmdline_keys() {
     let mut t = term(5, 20, 100);
-    feed(&mut t, &format!("\x1b]133;C;cmdline_url=echo%20a%3Bb\x07{}", d(0)));
+    feed(
+        &mut t,
+        &format!("\x1b]133;C;cmdline_url=echo%20a%3Bb\x07{}", d(0)),
+    );
     feed(&mut t, &format!("\x1b]133;C;cmdline=echo\\ hi\x07{}", d(0)));
     let texts: Vec<_> = t.commands().map(|r| r.command.clone()).collect();
-    assert_eq!(texts, [Some("echo a;b".to_string()), Some("echo hi".to_string())]);
+    assert_eq!(
+        texts,
+        [Some("echo a;b".to_string()), Some("echo hi".to_string())]
+    );
 }
 
 #[test]
@@ -75,37 +94,66 @@ fn vscode_633_marks_escapes_and_cwd() {
     );
     feed(&mut t, out);
     let r = t.last_command().unwrap();
-    assert_eq!((r.command.as_deref(), r.exit_code, r.cwd.as_deref()), (Some("echo \\x3b;\n"), Some(1), Some("/a;b")));
+    assert_eq!(
+        (r.command.as_deref(), r.exit_code, r.cwd.as_deref()),
+        (Some("echo \\x3b;\n"), Some(1), Some("/a;b"))
+    );
     assert_eq!(t.cwd(), Some("/a;b"));
 }
 
 #[test]
 fn ctrl_c_ends_with_130() {
     let mut t = term(5, 20, 100);
-    feed(&mut t, &format!("{}{C}y\r\ny\r\n^C\r\n{}{A}$ ", e("yes"), d(130)));
+    feed(
+        &mut t,
+        &format!("{}{C}y\r\ny\r\n^C\r\n{}{A}$ ", e("yes"), d(130)),
+    );
     let r = t.last_command().unwrap();
-    assert_eq!((r.command.as_deref(), r.exit_code), (Some("yes"), Some(130)));
+    assert_eq!(
+        (r.command.as_deref(), r.exit_code),
+        (Some("yes"), Some(130))
+    );
     assert_eq!(output(&t, r), "y\ny\n^C");
 }
 
 #[test]
 fn a_full_screen_program_leaves_only_main_screen_output() {
     let mut t = term(5, 20, 100);
-    feed(&mut t, &format!("{}{C}before\r\n\x1b[?1049h\x1b[Hvim text", e("vim")));
+    feed(
+        &mut t,
+        &format!("{}{C}before\r\n\x1b[?1049h\x1b[Hvim text", e("vim")),
+    );
     // While vim runs the output so far is the main screen's.
     assert_eq!(output(&t, t.running_command().unwrap()), "before");
     feed(&mut t, &format!("\x1b[?1049l{}", d(0)));
     let r = t.last_command().unwrap();
-    assert_eq!((output(&t, r).as_str(), r.exit_code, r.erased), ("before", Some(0), false));
+    assert_eq!(
+        (output(&t, r).as_str(), r.exit_code, r.erased),
+        ("before", Some(0), false)
+    );
 }
 
 #[test]
 fn a_nested_shell_closes_the_outer_command_unknown_and_its_exit_goes_to_exit() {
     let mut t = term(10, 20, 100);
     // Outer: `bash`; the inner shell's first prompt comes with no D for it.
-    feed(&mut t, &format!("{A}$ {B}{}{C}{A}$ {B}{}{C}{}{A}$ ", e("bash"), e("exit"), d(3)));
-    let got: Vec<_> = t.commands().map(|r| (r.command.clone().unwrap(), r.exit_code)).collect();
-    assert_eq!(got, [("bash".to_string(), None), ("exit".to_string(), Some(3))]);
+    feed(
+        &mut t,
+        &format!(
+            "{A}$ {B}{}{C}{A}$ {B}{}{C}{}{A}$ ",
+            e("bash"),
+            e("exit"),
+            d(3)
+        ),
+    );
+    let got: Vec<_> = t
+        .commands()
+        .map(|r| (r.command.clone().unwrap(), r.exit_code))
+        .collect();
+    assert_eq!(
+        got,
+        [("bash".to_string(), None), ("exit".to_string(), Some(3))]
+    );
     // `exec bash`: same shape, one record with no exit code.
     feed(&mut t, &format!("{}{C}{A}$ ", e("exec bash")));
     assert_eq!(t.last_command().unwrap().exit_code, None);
@@ -116,7 +164,10 @@ fn a_nested_shell_closes_the_outer_command_unknown_and_its_exit_goes_to_exit() {
 fn d_without_c_and_empty_lines_make_no_record() {
     let mut t = term(5, 20, 100);
     // First prompt's D, then VS Code's bash on an empty line (E with no text, C, D).
-    feed(&mut t, &format!("\x1b]133;D\x07{A}$ {B}\r\n{}{C}\x1b]133;D\x07{A}$ ", e("")));
+    feed(
+        &mut t,
+        &format!("\x1b]133;D\x07{A}$ {B}\r\n{}{C}\x1b]133;D\x07{A}$ ", e("")),
+    );
     assert_eq!(t.commands().len(), 0);
     assert!(t.running_command().is_none());
     // A second C while one runs is ignored (a DEBUG trap firing twice).
@@ -129,14 +180,21 @@ fn ris_keeps_the_log_and_the_open_command_ends_with_its_own_exit() {
     let mut t = term(5, 20, 100);
     feed(&mut t, &format!("{}{C}old\r\n{}", e("ls"), d(0)));
     feed(&mut t, &format!("{A}$ {B}{}{C}x\x1bc", e("reset")));
-    assert_eq!(t.shell_integration(), None, "RIS resets the state, as before");
+    assert_eq!(
+        t.shell_integration(),
+        None,
+        "RIS resets the state, as before"
+    );
     assert_eq!(t.commands().len(), 1, "the log is kept");
     let ls = t.last_command().unwrap();
     assert!(ls.erased, "its rows were on the screen RIS cleared");
     assert_eq!(output(&t, ls), "", "and are not read as what comes after");
     feed(&mut t, &format!("{}{A}$ ", d(0)));
     let r = t.last_command().unwrap();
-    assert_eq!((r.command.as_deref(), r.exit_code, r.erased), (Some("reset"), Some(0), true));
+    assert_eq!(
+        (r.command.as_deref(), r.exit_code, r.erased),
+        (Some("reset"), Some(0), true)
+    );
     assert_eq!(output(&t, r), "");
 }
 
@@ -167,7 +225,13 @@ fn output_is_read_back_from_history_and_says_what_fell_out() {
     let o = t.command_output(&r, usize::MAX);
     // 5 rows of history and the 2 output rows left on the 3-row screen.
     assert_eq!((o.rows, o.rows_lost), (20, 13));
-    assert_eq!(o.text, (13..20).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n"));
+    assert_eq!(
+        o.text,
+        (13..20)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     // ED 3 drops history: its rows count as lost.
     feed(&mut t, "\x1b[3J");
     assert_eq!(t.command_output(&r, usize::MAX).rows_lost, 18);
@@ -186,7 +250,10 @@ fn max_rows_keeps_head_and_tail() {
     }
     feed(&mut t, &d(0));
     let o = t.command_output(t.last_command().unwrap(), 5);
-    assert_eq!((o.text.as_str(), o.tail.as_str(), o.rows_left_out), ("0\n1\n2", "8\n9", 5));
+    assert_eq!(
+        (o.text.as_str(), o.tail.as_str(), o.rows_left_out),
+        ("0\n1\n2", "8\n9", 5)
+    );
 }
 
 #[test]
@@ -226,7 +293,10 @@ fn the_log_is_bounded_and_ids_keep_counting() {
 #[test]
 fn command_text_is_cut_at_a_character_boundary() {
     let mut t = term(3, 10, 10);
-    feed(&mut t, &format!("{}{C}{}", e(&"é".repeat(MAX_COMMAND_BYTES)), d(0)));
+    feed(
+        &mut t,
+        &format!("{}{C}{}", e(&"é".repeat(MAX_COMMAND_BYTES)), d(0)),
+    );
     let text = t.last_command().unwrap().command.clone().unwrap();
     assert_eq!(text.len(), MAX_COMMAND_BYTES);
 }
@@ -239,12 +309,19 @@ fn rebuilt(t: &mut Terminal, scrollback: usize) -> Terminal {
 }
 
 fn assert_same_log(relay: &Terminal, page: &Terminal) {
-    assert_eq!(page.commands().collect::<Vec<_>>(), relay.commands().collect::<Vec<_>>());
+    assert_eq!(
+        page.commands().collect::<Vec<_>>(),
+        relay.commands().collect::<Vec<_>>()
+    );
     assert_eq!(page.running_command(), relay.running_command());
     assert_eq!(page.shell_integration(), relay.shell_integration());
     assert_eq!(page.screen_top_row(), relay.screen_top_row());
     for r in relay.commands().chain(relay.running_command()) {
-        assert_eq!(page.command_output(r, usize::MAX), relay.command_output(r, usize::MAX), "{r:?}");
+        assert_eq!(
+            page.command_output(r, usize::MAX),
+            relay.command_output(r, usize::MAX),
+            "{r:?}"
+        );
     }
 }
 
@@ -252,15 +329,24 @@ fn assert_same_log(relay: &Terminal, page: &Terminal) {
 fn a_snapshot_carries_the_log_so_a_reattached_page_agrees() {
     let mut relay = term(4, 20, 5);
     relay.set_now_ms(7);
-    feed(&mut relay, &format!("\x1b]7;file://h/home/a%3Bb\x07{A}$ {B}{}{C}", e("seq 9")));
+    feed(
+        &mut relay,
+        &format!("\x1b]7;file://h/home/a%3Bb\x07{A}$ {B}{}{C}", e("seq 9")),
+    );
     for i in 1..=9 {
         feed(&mut relay, &format!("{i}\r\n"));
     }
     relay.set_now_ms(9);
-    feed(&mut relay, &format!("{}{A}$ {B}{}{C}run", d(1), e("sleep 9; é")));
+    feed(
+        &mut relay,
+        &format!("{}{A}$ {B}{}{C}run", d(1), e("sleep 9; é")),
+    );
     let mut page = rebuilt(&mut relay, 5);
     assert_same_log(&relay, &page);
-    assert_eq!(page.last_command().unwrap().cwd.as_deref(), Some("/home/a;b"));
+    assert_eq!(
+        page.last_command().unwrap().cwd.as_deref(),
+        Some("/home/a;b")
+    );
     // Both go on the same way after the reattach.
     for t in [&mut relay, &mut page] {
         t.set_now_ms(20);
@@ -272,7 +358,11 @@ fn a_snapshot_carries_the_log_so_a_reattached_page_agrees() {
     feed(&mut relay, &format!("\x1b[3J\x1bc{}", e("next")));
     let mut page = rebuilt(&mut rebuilt(&mut relay, 5), 5);
     assert_same_log(&relay, &page);
-    assert_eq!(page.snapshot(), relay.snapshot(), "a snapshot of the copy is the same snapshot");
+    assert_eq!(
+        page.snapshot(),
+        relay.snapshot(),
+        "a snapshot of the copy is the same snapshot"
+    );
 }
 
 #[test]

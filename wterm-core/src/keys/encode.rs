@@ -174,19 +174,33 @@ fn encode_kitty(chord: Chord, modes: &Modes, flags: u8) -> Option<Vec<u8>> {
     }
     if let Some(code) = kitty_u_code(key) {
         let text_key = matches!(key, Key::Char(_));
-        let plain = !mods.any() || (text_key && mods == Mods { shift: true, ..Mods::NONE });
+        let plain = !mods.any()
+            || (text_key
+                && mods
+                    == Mods {
+                        shift: true,
+                        ..Mods::NONE
+                    });
         // Flag 1 leaves unmodified text (Shift alone included) and unmodified Enter, Tab and
         // Backspace in legacy form, so a shell stays usable; Escape always becomes CSI 27 u.
         if !all_keys && plain && key != Key::Escape {
             return None;
         }
-        let body = if param > 1 { format!("{code};{param}u") } else { format!("{code}u") };
+        let body = if param > 1 {
+            format!("{code};{param}u")
+        } else {
+            format!("{code}u")
+        };
         return Some(csi(&body));
     }
     if let Some(fin) = letter_key(key) {
         // F3 is CSI 13 ~ in kitty, since CSI 1;m R collides with a cursor position report.
         if key == Key::F(3) {
-            let body = if param > 1 { format!("13;{param}~") } else { "13~".to_string() };
+            let body = if param > 1 {
+                format!("13;{param}~")
+            } else {
+                "13~".to_string()
+            };
             return Some(csi(&body));
         }
         if param > 1 {

@@ -105,9 +105,15 @@ pub fn parse_chord(chord: &str) -> Result<Chord, Error> {
     if key_part.is_empty() {
         return Err(Error::new(ErrorKind::EmptyKey));
     }
-    let key = key_of(key_part)
-        .ok_or_else(|| Error::new(ErrorKind::UnknownKey { name: key_part.to_string() }))?;
-    Ok(Chord { key: apply_shift(key, mods), mods })
+    let key = key_of(key_part).ok_or_else(|| {
+        Error::new(ErrorKind::UnknownKey {
+            name: key_part.to_string(),
+        })
+    })?;
+    Ok(Chord {
+        key: apply_shift(key, mods),
+        mods,
+    })
 }
 
 /// Parses one token of the broker key grammar (`/mcp/keys`, MCP `send_keys`): a named key
@@ -122,7 +128,11 @@ pub fn parse_broker_key(token: &str) -> Result<Chord, Error> {
     if token.is_empty() {
         return Err(Error::new(ErrorKind::EmptyKey));
     }
-    let unknown = || Error::new(ErrorKind::UnknownBrokerKey { name: token.to_string() });
+    let unknown = || {
+        Error::new(ErrorKind::UnknownBrokerKey {
+            name: token.to_string(),
+        })
+    };
     let mut mods = Mods::NONE;
     let mut rest = token;
     loop {
@@ -145,7 +155,13 @@ pub fn parse_broker_key(token: &str) -> Result<Chord, Error> {
     };
     let shiftable = matches!(
         key,
-        Key::Tab | Key::ArrowUp | Key::ArrowDown | Key::ArrowLeft | Key::ArrowRight | Key::Home | Key::End
+        Key::Tab
+            | Key::ArrowUp
+            | Key::ArrowDown
+            | Key::ArrowLeft
+            | Key::ArrowRight
+            | Key::Home
+            | Key::End
     );
     if mods.shift && !shiftable {
         return Err(unknown());
@@ -158,7 +174,10 @@ pub fn parse_broker_key(token: &str) -> Result<Chord, Error> {
             }
         }
     }
-    Ok(Chord { key: apply_shift(key, mods), mods })
+    Ok(Chord {
+        key: apply_shift(key, mods),
+        mods,
+    })
 }
 
 /// Maps a DOM `KeyboardEvent.key` value to a [`Key`]; `None` for keys that send nothing by

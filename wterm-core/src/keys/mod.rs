@@ -78,7 +78,12 @@ pub struct Mods {
 
 impl Mods {
     /// No modifier held.
-    pub const NONE: Mods = Mods { ctrl: false, alt: false, shift: false, meta: false };
+    pub const NONE: Mods = Mods {
+        ctrl: false,
+        alt: false,
+        shift: false,
+        meta: false,
+    };
 
     /// Whether any modifier is held.
     pub fn any(self) -> bool {
@@ -104,7 +109,10 @@ pub struct Chord {
 impl Chord {
     /// A key with no modifiers.
     pub const fn plain(key: Key) -> Self {
-        Chord { key, mods: Mods::NONE }
+        Chord {
+            key,
+            mods: Mods::NONE,
+        }
     }
 }
 

@@ -26,7 +26,10 @@ pub enum MouseButton {
 impl MouseButton {
     /// Whether this is a wheel direction, which has a press but no release or drag.
     pub fn is_wheel(self) -> bool {
-        matches!(self, Self::WheelUp | Self::WheelDown | Self::WheelLeft | Self::WheelRight)
+        matches!(
+            self,
+            Self::WheelUp | Self::WheelDown | Self::WheelLeft | Self::WheelRight
+        )
     }
 
     /// The button number in `Cb` before modifiers and the X10 offset of 32.
@@ -193,7 +196,12 @@ mod tests {
     }
 
     fn ev(action: MouseAction, col: u16, row: u16) -> MouseEvent {
-        MouseEvent { action, col, row, mods: Mods::NONE }
+        MouseEvent {
+            action,
+            col,
+            row,
+            mods: Mods::NONE,
+        }
     }
 
     fn enc(setup: &str, e: MouseEvent) -> Option<Vec<u8>> {
@@ -212,15 +220,33 @@ mod tests {
     #[test]
     fn x10_encoding_offsets_by_32_and_is_one_based() {
         let m = "\x1b[?1000h";
-        assert_eq!(enc(m, ev(Press(Left), 0, 0)).unwrap(), b"\x1b[M\x20\x21\x21");
-        assert_eq!(enc(m, ev(Press(Right), 9, 4)).unwrap(), b"\x1b[M\x22\x2a\x25");
+        assert_eq!(
+            enc(m, ev(Press(Left), 0, 0)).unwrap(),
+            b"\x1b[M\x20\x21\x21"
+        );
+        assert_eq!(
+            enc(m, ev(Press(Right), 9, 4)).unwrap(),
+            b"\x1b[M\x22\x2a\x25"
+        );
         // A release does not say which button.
-        assert_eq!(enc(m, ev(Release(Middle), 0, 0)).unwrap(), b"\x1b[M\x23\x21\x21");
-        assert_eq!(enc(m, ev(Press(WheelUp), 0, 0)).unwrap(), b"\x1b[M\x60\x21\x21");
-        assert_eq!(enc(m, ev(Press(WheelDown), 0, 0)).unwrap(), b"\x1b[M\x61\x21\x21");
+        assert_eq!(
+            enc(m, ev(Release(Middle), 0, 0)).unwrap(),
+            b"\x1b[M\x23\x21\x21"
+        );
+        assert_eq!(
+            enc(m, ev(Press(WheelUp), 0, 0)).unwrap(),
+            b"\x1b[M\x60\x21\x21"
+        );
+        assert_eq!(
+            enc(m, ev(Press(WheelDown), 0, 0)).unwrap(),
+            b"\x1b[M\x61\x21\x21"
+        );
         assert_eq!(enc(m, ev(Release(WheelDown), 0, 0)), None);
         // Column 223 (1-based) is the last one a byte can carry.
-        assert_eq!(enc(m, ev(Press(Left), 222, 0)).unwrap(), b"\x1b[M\x20\xff\x21");
+        assert_eq!(
+            enc(m, ev(Press(Left), 222, 0)).unwrap(),
+            b"\x1b[M\x20\xff\x21"
+        );
         assert_eq!(enc(m, ev(Press(Left), 223, 0)), None);
     }
 
@@ -228,11 +254,21 @@ mod tests {
     fn modifiers_add_4_8_16() {
         let m = "\x1b[?1000h\x1b[?1006h";
         let mut e = ev(Press(Left), 0, 0);
-        e.mods = Mods { shift: true, ..Mods::NONE };
+        e.mods = Mods {
+            shift: true,
+            ..Mods::NONE
+        };
         assert_eq!(enc(m, e).unwrap(), b"\x1b[<4;1;1M");
-        e.mods = Mods { alt: true, ..Mods::NONE };
+        e.mods = Mods {
+            alt: true,
+            ..Mods::NONE
+        };
         assert_eq!(enc(m, e).unwrap(), b"\x1b[<8;1;1M");
-        e.mods = Mods { ctrl: true, shift: true, ..Mods::NONE };
+        e.mods = Mods {
+            ctrl: true,
+            shift: true,
+            ..Mods::NONE
+        };
         assert_eq!(enc(m, e).unwrap(), b"\x1b[<20;1;1M");
         // X10 compatibility mode drops them.
         assert_eq!(enc("\x1b[?9h", e).unwrap(), b"\x1b[M\x20\x21\x21");
@@ -242,25 +278,49 @@ mod tests {
     fn sgr_names_the_released_button_and_has_no_limit() {
         let m = "\x1b[?1002h\x1b[?1006h";
         assert_eq!(enc(m, ev(Press(Left), 0, 0)).unwrap(), b"\x1b[<0;1;1M");
-        assert_eq!(enc(m, ev(Release(Right), 299, 99)).unwrap(), b"\x1b[<2;300;100m");
-        assert_eq!(enc(m, ev(Motion(Some(Left)), 4, 2)).unwrap(), b"\x1b[<32;5;3M");
+        assert_eq!(
+            enc(m, ev(Release(Right), 299, 99)).unwrap(),
+            b"\x1b[<2;300;100m"
+        );
+        assert_eq!(
+            enc(m, ev(Motion(Some(Left)), 4, 2)).unwrap(),
+            b"\x1b[<32;5;3M"
+        );
         assert_eq!(enc(m, ev(Press(WheelUp), 1, 1)).unwrap(), b"\x1b[<64;2;2M");
-        assert_eq!(enc(m, ev(Press(WheelRight), 1, 1)).unwrap(), b"\x1b[<67;2;2M");
+        assert_eq!(
+            enc(m, ev(Press(WheelRight), 1, 1)).unwrap(),
+            b"\x1b[<67;2;2M"
+        );
     }
 
     #[test]
     fn urxvt_and_utf8_encodings() {
         let u = "\x1b[?1000h\x1b[?1015h";
         assert_eq!(enc(u, ev(Press(Left), 0, 0)).unwrap(), b"\x1b[32;1;1M");
-        assert_eq!(enc(u, ev(Release(Left), 299, 0)).unwrap(), b"\x1b[35;300;1M");
+        assert_eq!(
+            enc(u, ev(Release(Left), 299, 0)).unwrap(),
+            b"\x1b[35;300;1M"
+        );
         let m = "\x1b[?1000h\x1b[?1005h";
-        assert_eq!(enc(m, ev(Press(Left), 0, 0)).unwrap(), b"\x1b[M\x20\x21\x21");
+        assert_eq!(
+            enc(m, ev(Press(Left), 0, 0)).unwrap(),
+            b"\x1b[M\x20\x21\x21"
+        );
         // 32 + 300 = 332 = U+014C, two bytes in UTF-8.
-        assert_eq!(enc(m, ev(Press(Left), 299, 0)).unwrap(), "\x1b[M\x20\u{14c}\x21".as_bytes());
-        assert_eq!(enc(m, ev(Press(Left), 2014, 0)).unwrap(), "\x1b[M\x20\u{7ff}\x21".as_bytes());
+        assert_eq!(
+            enc(m, ev(Press(Left), 299, 0)).unwrap(),
+            "\x1b[M\x20\u{14c}\x21".as_bytes()
+        );
+        assert_eq!(
+            enc(m, ev(Press(Left), 2014, 0)).unwrap(),
+            "\x1b[M\x20\u{7ff}\x21".as_bytes()
+        );
         assert_eq!(enc(m, ev(Press(Left), 2015, 0)), None);
         // SGR wins when several encodings are set.
-        assert_eq!(enc("\x1b[?1000h\x1b[?1005h\x1b[?1006h", ev(Press(Left), 0, 0)).unwrap(), b"\x1b[<0;1;1M");
+        assert_eq!(
+            enc("\x1b[?1000h\x1b[?1005h\x1b[?1006h", ev(Press(Left), 0, 0)).unwrap(),
+            b"\x1b[<0;1;1M"
+        );
     }
 
     #[test]
@@ -273,16 +333,25 @@ mod tests {
             Motion(None),
         ];
         let reported = |setup: &str| -> Vec<bool> {
-            events.iter().map(|&a| enc(setup, ev(a, 0, 0)).is_some()).collect()
+            events
+                .iter()
+                .map(|&a| enc(setup, ev(a, 0, 0)).is_some())
+                .collect()
         };
         assert_eq!(reported("\x1b[?9h"), [true, false, false, false, false]);
         assert_eq!(reported("\x1b[?1000h"), [true, true, true, false, false]);
         assert_eq!(reported("\x1b[?1002h"), [true, true, true, true, false]);
         assert_eq!(reported("\x1b[?1003h"), [true, true, true, true, true]);
         // The tracking modes replace each other.
-        assert_eq!(reported("\x1b[?1003h\x1b[?1000h"), [true, true, true, false, false]);
+        assert_eq!(
+            reported("\x1b[?1003h\x1b[?1000h"),
+            [true, true, true, false, false]
+        );
         // Motion with no button is Cb 3 + 32.
-        assert_eq!(enc("\x1b[?1003h\x1b[?1006h", ev(Motion(None), 0, 0)).unwrap(), b"\x1b[<35;1;1M");
+        assert_eq!(
+            enc("\x1b[?1003h\x1b[?1006h", ev(Motion(None), 0, 0)).unwrap(),
+            b"\x1b[<35;1;1M"
+        );
         // A wheel "drag" is not an event.
         assert_eq!(enc("\x1b[?1003h", ev(Motion(Some(WheelUp)), 0, 0)), None);
     }
@@ -292,7 +361,11 @@ mod tests {
         let body = bytes.strip_prefix(b"\x1b[").expect("starts with CSI");
         let decimal = |s: &[u8], fin: u8| -> (Vec<u32>, bool) {
             let (last, rest) = s.split_last().unwrap();
-            let nums = std::str::from_utf8(rest).unwrap().split(';').map(|n| n.parse().unwrap()).collect();
+            let nums = std::str::from_utf8(rest)
+                .unwrap()
+                .split(';')
+                .map(|n| n.parse().unwrap())
+                .collect();
             (nums, *last != fin)
         };
         match encoding {
@@ -309,7 +382,12 @@ mod tests {
             MouseEncoding::X10 => {
                 let b = body.strip_prefix(b"M").unwrap();
                 assert_eq!(b.len(), 3);
-                (u32::from(b[0]) - 32, u32::from(b[1]) - 32, u32::from(b[2]) - 32, false)
+                (
+                    u32::from(b[0]) - 32,
+                    u32::from(b[1]) - 32,
+                    u32::from(b[2]) - 32,
+                    false,
+                )
             }
             MouseEncoding::Utf8 => {
                 let s = std::str::from_utf8(body.strip_prefix(b"M").unwrap()).unwrap();
@@ -325,7 +403,9 @@ mod tests {
     /// back to the event's cell, button and modifiers; a terminal fed it does not panic.
     #[test]
     fn every_report_decodes_back_to_its_event() {
-        let buttons = [Left, Middle, Right, WheelUp, WheelDown, WheelLeft, WheelRight];
+        let buttons = [
+            Left, Middle, Right, WheelUp, WheelDown, WheelLeft, WheelRight,
+        ];
         let mut actions: Vec<MouseAction> = Vec::new();
         for b in buttons {
             actions.extend([Press(b), Release(b), Motion(Some(b))]);
@@ -343,11 +423,22 @@ mod tests {
                 let mut echo = Terminal::new(crate::Size::new(24, 80), 0);
                 for &action in &actions {
                     for m in 0..16u8 {
-                        let mods = Mods { shift: m & 1 != 0, alt: m & 2 != 0, ctrl: m & 4 != 0, meta: m & 8 != 0 };
+                        let mods = Mods {
+                            shift: m & 1 != 0,
+                            alt: m & 2 != 0,
+                            ctrl: m & 4 != 0,
+                            meta: m & 8 != 0,
+                        };
                         for &col in &coords {
                             for &row in &[0u16, 223, 2015] {
-                                let e = MouseEvent { action, col, row, mods };
-                                let wheel_only = matches!(action, Release(b) | Motion(Some(b)) if b.is_wheel());
+                                let e = MouseEvent {
+                                    action,
+                                    col,
+                                    row,
+                                    mods,
+                                };
+                                let wheel_only =
+                                    matches!(action, Release(b) | Motion(Some(b)) if b.is_wheel());
                                 let wanted = !wheel_only
                                     && match (tracking, action) {
                                         ("9", Press(b)) => !b.is_wheel(),
@@ -369,7 +460,11 @@ mod tests {
                                 made += 1;
                                 echo.feed(&bytes);
                                 let (cb, x, y, released) = decode(&bytes, modes.mouse_encoding);
-                                assert_eq!((x, y), (u32::from(col) + 1, u32::from(row) + 1), "{e:?} {setup:?}");
+                                assert_eq!(
+                                    (x, y),
+                                    (u32::from(col) + 1, u32::from(row) + 1),
+                                    "{e:?} {setup:?}"
+                                );
                                 let (motion, button) = match action {
                                     Press(b) => (false, Some(b)),
                                     Release(b) => (false, Some(b)),
@@ -382,9 +477,19 @@ mod tests {
                                     _ => button.map_or(3, MouseButton::code),
                                 };
                                 assert_eq!(base, want, "{e:?} {setup:?}");
-                                assert_eq!(released, matches!(action, Release(_)) && modes.mouse_encoding == MouseEncoding::Sgr);
+                                assert_eq!(
+                                    released,
+                                    matches!(action, Release(_))
+                                        && modes.mouse_encoding == MouseEncoding::Sgr
+                                );
                                 let x10 = modes.mouse_tracking == MouseTracking::X10;
-                                let want_mods = if x10 { 0 } else { 4 * mods.shift as u32 + 8 * (mods.alt || mods.meta) as u32 + 16 * mods.ctrl as u32 };
+                                let want_mods = if x10 {
+                                    0
+                                } else {
+                                    4 * mods.shift as u32
+                                        + 8 * (mods.alt || mods.meta) as u32
+                                        + 16 * mods.ctrl as u32
+                                };
                                 assert_eq!(cb & (4 | 8 | 16), want_mods, "{e:?} {setup:?}");
                             }
                         }
@@ -401,6 +506,9 @@ mod tests {
         let m = modes_after("\x1b[?1004h");
         assert_eq!(encode_focus(true, &m), Some(&b"\x1b[I"[..]));
         assert_eq!(encode_focus(false, &m), Some(&b"\x1b[O"[..]));
-        assert_eq!(encode_focus(false, &modes_after("\x1b[?1004h\x1b[?1004l")), None);
+        assert_eq!(
+            encode_focus(false, &modes_after("\x1b[?1004h\x1b[?1004l")),
+            None
+        );
     }
 }

@@ -62,7 +62,10 @@ mod tests {
 
     #[test]
     fn bracketed_strips_esc() {
-        assert_eq!(encode_paste("a\x1b[201~b\n", true), b"\x1b[200~a[201~b\n\x1b[201~".to_vec());
+        assert_eq!(
+            encode_paste("a\x1b[201~b\n", true),
+            b"\x1b[200~a[201~b\n\x1b[201~".to_vec()
+        );
     }
 
     #[test]

@@ -5,11 +5,27 @@ use super::*;
 use crate::Modes;
 
 const LEGACY: Modes = Modes::RESET;
-const DECCKM: Modes = Modes { application_cursor: true, ..LEGACY };
-const KITTY1: Modes = Modes { kitty_flags: 1, ..LEGACY };
-const KITTY8: Modes = Modes { kitty_flags: 8, ..LEGACY };
-const KITTY9: Modes = Modes { kitty_flags: 9, ..LEGACY };
-const KITTY1_DECCKM: Modes = Modes { kitty_flags: 1, application_cursor: true, ..LEGACY };
+const DECCKM: Modes = Modes {
+    application_cursor: true,
+    ..LEGACY
+};
+const KITTY1: Modes = Modes {
+    kitty_flags: 1,
+    ..LEGACY
+};
+const KITTY8: Modes = Modes {
+    kitty_flags: 8,
+    ..LEGACY
+};
+const KITTY9: Modes = Modes {
+    kitty_flags: 9,
+    ..LEGACY
+};
+const KITTY1_DECCKM: Modes = Modes {
+    kitty_flags: 1,
+    application_cursor: true,
+    ..LEGACY
+};
 
 /// (WebMCP chord, modes, expected bytes).
 const TABLE: &[(&str, Modes, &[u8])] = &[
@@ -184,7 +200,12 @@ fn encoding_table() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -202,7 +223,10 @@ fn chord_errors_name_the_bad_part() {
 
 #[test]
 fn chord_modifiers_any_order_and_case() {
-    assert_eq!(parse_chord("shift+CTRL+arrowleft").unwrap(), parse_chord("Ctrl+Shift+ArrowLeft").unwrap());
+    assert_eq!(
+        parse_chord("shift+CTRL+arrowleft").unwrap(),
+        parse_chord("Ctrl+Shift+ArrowLeft").unwrap()
+    );
     assert_eq!(parse_chord("PGDN").unwrap().key, Key::PageDown);
 }
 
@@ -256,10 +280,15 @@ fn broker_grammar_table() {
 #[test]
 fn broker_shift_only_on_the_keys_the_grammar_gives_it() {
     // broker-api.md: `S-x` for Tab and the cursor/Home/End keys; anything else is an error.
-    for ok in ["S-Tab", "S-Up", "S-Down", "S-Left", "S-Right", "S-Home", "S-End", "C-S-Left", "M-S-Tab"] {
+    for ok in [
+        "S-Tab", "S-Up", "S-Down", "S-Left", "S-Right", "S-Home", "S-End", "C-S-Left", "M-S-Tab",
+    ] {
         assert!(parse_broker_key(ok).is_ok(), "{ok:?} must be accepted");
     }
-    for bad in ["S-a", "S-A", "S-1", "S-Enter", "S-Space", "S-Esc", "S-BS", "S-PgUp", "S-F1", "S-LF", "M-S-x"] {
+    for bad in [
+        "S-a", "S-A", "S-1", "S-Enter", "S-Space", "S-Esc", "S-BS", "S-PgUp", "S-F1", "S-LF",
+        "M-S-x",
+    ] {
         let e = parse_broker_key(bad).expect_err(bad).to_string();
         assert!(e.contains("S- (Shift, on Tab"), "{bad:?}: {e}");
     }
@@ -267,9 +296,18 @@ fn broker_shift_only_on_the_keys_the_grammar_gives_it() {
 
 #[test]
 fn chord_repeated_modifier_is_refused() {
-    for bad in ["Ctrl+Ctrl+c", "ctrl+Control+c", "Shift+shift+Tab", "Alt+Option+x", "Meta+Cmd+k"] {
+    for bad in [
+        "Ctrl+Ctrl+c",
+        "ctrl+Control+c",
+        "Shift+shift+Tab",
+        "Alt+Option+x",
+        "Meta+Cmd+k",
+    ] {
         let e = parse_chord(bad).expect_err(bad).to_string();
-        assert!(e.contains("more than once") && e.contains(bad), "{bad:?}: {e}");
+        assert!(
+            e.contains("more than once") && e.contains(bad),
+            "{bad:?}: {e}"
+        );
     }
     // A '+' key after a modifier is not a repeated modifier.
     assert!(parse_chord("Ctrl++").is_ok());
@@ -292,7 +330,17 @@ fn dom_keys() {
     assert_eq!(dom_key(" "), Some(Key::Char(' ')));
     assert_eq!(dom_key("ArrowLeft"), Some(Key::ArrowLeft));
     assert_eq!(dom_key("F12"), Some(Key::F(12)));
-    for none in ["Shift", "Control", "Alt", "Meta", "Dead", "Unidentified", "Process", "F13", "CapsLock"] {
+    for none in [
+        "Shift",
+        "Control",
+        "Alt",
+        "Meta",
+        "Dead",
+        "Unidentified",
+        "Process",
+        "F13",
+        "CapsLock",
+    ] {
         assert_eq!(dom_key(none), None, "{none}");
     }
 }

@@ -151,7 +151,13 @@ fn osc7_and_133_and_title() {
     t.feed(b"\x1b]133;C\x07");
     assert_eq!(t.shell_integration().unwrap().state, ShellState::Running);
     t.feed(b"\x1b]133;D;2\x07");
-    assert_eq!(t.shell_integration(), Some(ShellIntegration { state: ShellState::Done, exit_code: Some(2) }));
+    assert_eq!(
+        t.shell_integration(),
+        Some(ShellIntegration {
+            state: ShellState::Done,
+            exit_code: Some(2)
+        })
+    );
     let fx = t.feed(b"\x1b]0;a;b\x07");
     assert!(fx.title_changed);
     assert_eq!(t.title(), Some("a;b"));
@@ -167,7 +173,14 @@ fn styles_reach_the_renderer() {
     let mut runs = Vec::new();
     t.row_runs(0, 0, &mut runs);
     assert_eq!(runs[0].text, "R");
-    assert_eq!(runs[0].style, Style { fg: Color::Indexed(1), bold: true, ..Style::default() });
+    assert_eq!(
+        runs[0].style,
+        Style {
+            fg: Color::Indexed(1),
+            bold: true,
+            ..Style::default()
+        }
+    );
     assert_eq!(runs[1].style.fg, Color::Indexed(200));
     assert_eq!(runs[2].style.fg, Color::Rgb(1, 2, 3));
     assert_eq!(runs[2].style.bg, Color::Rgb(4, 5, 6));
@@ -182,11 +195,17 @@ fn wide_runs_count_two_columns() {
     t.feed("a中b".as_bytes());
     let mut runs = Vec::new();
     t.row_runs(0, 0, &mut runs);
-    let got: Vec<_> = runs.iter().map(|r| (r.text.as_str(), r.cols, r.wide)).collect();
+    let got: Vec<_> = runs
+        .iter()
+        .map(|r| (r.text.as_str(), r.cols, r.wide))
+        .collect();
     assert_eq!(got, [("a", 1, false), ("中", 2, true), ("b  ", 3, false)]);
     t.feed("\r\x1b[K中文".as_bytes());
     t.row_runs(0, 0, &mut runs);
-    let got: Vec<_> = runs.iter().map(|r| (r.text.as_str(), r.cols, r.wide)).collect();
+    let got: Vec<_> = runs
+        .iter()
+        .map(|r| (r.text.as_str(), r.cols, r.wide))
+        .collect();
     assert_eq!(got, [("中", 2, true), ("文", 2, true), ("  ", 2, false)]);
 }
 
@@ -300,7 +319,11 @@ fn ris_resets_what_we_track_even_split_across_chunks() {
             }
         };
         assert!(fx.title_changed, "{split:?}");
-        assert_eq!((t.title(), t.cwd(), t.shell_integration()), (None, None, None), "{split:?}");
+        assert_eq!(
+            (t.title(), t.cwd(), t.shell_integration()),
+            (None, None, None),
+            "{split:?}"
+        );
         assert_eq!(t.modes(), Modes::default(), "{split:?}");
         assert_eq!(t.screen_text(), "Z");
     }
@@ -310,7 +333,6 @@ fn ris_resets_what_we_track_even_split_across_chunks() {
     t.feed(b"7c");
     assert_eq!(t.title(), Some("keep"));
 }
-
 
 #[test]
 fn vs16_in_the_last_column_stays_narrow() {
@@ -349,7 +371,11 @@ fn vs16_widens_an_emoji_capable_character_across_chunks() {
     // A split encoding of another character is completed too.
     t.feed(&[0xef]);
     t.feed(&[0xbc, 0x81]); // U+FF01 FULLWIDTH EXCLAMATION MARK = EF BC 81
-    assert!(t.screen_text().ends_with('\u{ff01}'), "{:?}", t.screen_text());
+    assert!(
+        t.screen_text().ends_with('\u{ff01}'),
+        "{:?}",
+        t.screen_text()
+    );
     assert_eq!(t.cursor().col, 6);
 }
 
@@ -389,7 +415,11 @@ fn a_needle_spanning_rows_matches_at_any_screen_width() {
     let mut t = term(5, 80);
     t.feed(b"DONE\r\nroot@vm:~# ");
     let rows = t.frame(crate::View::Screen).rows;
-    assert!(rows_contain(&rows, "DONE\nroot"), "{:?}", join_for_search(&rows));
+    assert!(
+        rows_contain(&rows, "DONE\nroot"),
+        "{:?}",
+        join_for_search(&rows)
+    );
 }
 
 #[test]
@@ -423,11 +453,19 @@ fn snapshot_keeps_the_wrap_of_a_bottom_row_with_no_continuation() {
     // Found by the fuzz target: RI at the top scrolls a soft-wrapped row down to the bottom and
     // drops its continuation; the snapshot had no row to wrap into, so the flag (and the row's
     // full-width text) was lost. Both screens, and a one-row terminal.
-    for (rows, prefix) in [(3, &b""[..]), (3, b"\x1b[?47h"), (1, b""), (1, b"\x1b[?47h")] {
+    for (rows, prefix) in [
+        (3, &b""[..]),
+        (3, b"\x1b[?47h"),
+        (1, b""),
+        (1, b"\x1b[?47h"),
+    ] {
         let mut t = term(rows, 4);
         t.feed(prefix);
         t.feed(format!("\x1b[{rows};1Habcdef\x1b[HX\x1bM").as_bytes());
-        assert!(t.screen_rows().last().unwrap().wrapped || rows == 1, "setup, {rows} rows {prefix:?}");
+        assert!(
+            t.screen_rows().last().unwrap().wrapped || rows == 1,
+            "setup, {rows} rows {prefix:?}"
+        );
         let r = rebuilt(&mut t);
         assert_eq!(r.screen_rows(), t.screen_rows(), "{rows} rows {prefix:?}");
         assert_eq!(r.screen_text(), t.screen_text(), "{rows} rows {prefix:?}");
@@ -441,7 +479,9 @@ fn assert_same_as_unbatched(input: &[u8]) {
     let mut reference = term(4, 6);
     let want_replies = reference.feed_unbatched(input).replies;
     let want = reference.snapshot();
-    let mut splits: Vec<Vec<&[u8]>> = (0..=input.len()).map(|at| vec![&input[..at], &input[at..]]).collect();
+    let mut splits: Vec<Vec<&[u8]>> = (0..=input.len())
+        .map(|at| vec![&input[..at], &input[at..]])
+        .collect();
     splits.push(input.chunks(1).collect());
     for pieces in splits {
         let mut t = term(4, 6);
@@ -450,7 +490,11 @@ fn assert_same_as_unbatched(input: &[u8]) {
             replies.extend(t.feed(p).replies);
         }
         assert_eq!(t.snapshot(), want, "{input:?} fed as {pieces:?}");
-        assert_eq!(t.cursor(), reference.cursor(), "{input:?} fed as {pieces:?}");
+        assert_eq!(
+            t.cursor(),
+            reference.cursor(),
+            "{input:?} fed as {pieces:?}"
+        );
         assert_eq!(replies, want_replies, "{input:?} fed as {pieces:?}");
     }
 }
@@ -460,20 +504,20 @@ fn feed_matches_vte_dispatch_around_every_way_out_of_ground() {
     // Each input leaves vte's ground state in a different way and continues with ASCII that
     // `feed` prints itself once it knows vte is back in ground.
     let cases: &[&[u8]] = &[
-        b"ab\x1b[31mcd\x1b[0mefghijkl",        // CSI dispatch, then a wrap at 6 columns
-        b"ab\x1b]0;t\x07cd",                     // OSC ended by BEL
-        b"ab\x1b]0;t\x1b\\cd",                  // OSC ended by ESC \ (ESC dispatch after)
-        b"ab\x1b[?1;2$zcd\x1b[1mX",             // CSI with ignored tail: ground without dispatch
-        b"ab\x1bP1$qm\x1b\\cd",                 // DCS
-        b"ab\x1bXsos\x1b\\cd\x1b7",             // SOS string, then an ESC sequence
-        b"ab\x1b[3\x18cd",                       // CAN cancels a CSI
-        b"ab\x1b[3\ncd\x1bM",                    // C0 executed inside a CSI
-        b"a\xc3\xa9b\xe4\xb8\xadcd",             // UTF-8 (splits fall inside characters)
-        b"a\xff\x80b\xc3cd\x1b[m",               // invalid UTF-8
-        b"a\xc2\x9bb\x9b1mcd",                   // C1 as UTF-8 and raw
-        b"e\xcc\x81x\x7fy\x0e qx\x0fz",          // combining mark, DEL, SO/SI with DEC graphics
-        b"\x1b(0lqk\x1b(Babc\x1b[4hXY\x1b[4l",   // DEC graphics, insert mode
-        b"\x1b[5n\x1b[6nab\x1b[c",               // replies
+        b"ab\x1b[31mcd\x1b[0mefghijkl", // CSI dispatch, then a wrap at 6 columns
+        b"ab\x1b]0;t\x07cd",            // OSC ended by BEL
+        b"ab\x1b]0;t\x1b\\cd",          // OSC ended by ESC \ (ESC dispatch after)
+        b"ab\x1b[?1;2$zcd\x1b[1mX",     // CSI with ignored tail: ground without dispatch
+        b"ab\x1bP1$qm\x1b\\cd",         // DCS
+        b"ab\x1bXsos\x1b\\cd\x1b7",     // SOS string, then an ESC sequence
+        b"ab\x1b[3\x18cd",              // CAN cancels a CSI
+        b"ab\x1b[3\ncd\x1bM",           // C0 executed inside a CSI
+        b"a\xc3\xa9b\xe4\xb8\xadcd",    // UTF-8 (splits fall inside characters)
+        b"a\xff\x80b\xc3cd\x1b[m",      // invalid UTF-8
+        b"a\xc2\x9bb\x9b1mcd",          // C1 as UTF-8 and raw
+        b"e\xcc\x81x\x7fy\x0e qx\x0fz", // combining mark, DEL, SO/SI with DEC graphics
+        b"\x1b(0lqk\x1b(Babc\x1b[4hXY\x1b[4l", // DEC graphics, insert mode
+        b"\x1b[5n\x1b[6nab\x1b[c",      // replies
         b"abcdef\x1b[1;3H\xe4\xb8\xadab\x1b[1;4Hxy", // ASCII over a wide character
     ];
     for input in cases {
@@ -487,7 +531,13 @@ fn a_held_character_start_made_invalid_by_the_next_feed_is_printed_at_once() {
     // brought 9B (F4 takes 80..=8F next), and `feed` went on holding both: nothing was shown
     // until more output came, while vte fed the same bytes prints U+FFFD at once. The second
     // bytes each lead byte refuses (Unicode table 3-7): E0 80, ED A0, F0 80, F4 90.
-    for input in [&b"a\xf4\x9b"[..], b"a\xe0\x80", b"a\xed\xa0", b"a\xf0\x80", b"a\xf4\x90"] {
+    for input in [
+        &b"a\xf4\x9b"[..],
+        b"a\xe0\x80",
+        b"a\xed\xa0",
+        b"a\xf0\x80",
+        b"a\xf4\x90",
+    ] {
         assert_same_as_unbatched(input);
     }
     let mut t = term(2, 10);
@@ -514,7 +564,11 @@ fn printable_ascii_runs_end_at_the_first_other_byte() {
             let mut input = [b'x'; 17];
             input[at] = b;
             let want = if (0x20..=0x7e).contains(&b) { 17 } else { at };
-            assert_eq!(crate::vt::printable_ascii_len(&input), want, "byte {b:#04x} at {at}");
+            assert_eq!(
+                crate::vt::printable_ascii_len(&input),
+                want,
+                "byte {b:#04x} at {at}"
+            );
         }
     }
     // A byte after the first one out of range never hides it (borrows run upward).
@@ -531,7 +585,10 @@ fn osc52_sets_the_clipboard_through_effects_once() {
     let fx = t.feed(b"d3Rlcm0=\x07x");
     assert_eq!(fx.clipboard.as_deref(), Some("hello wterm"));
     assert_eq!(t.feed(b"y").clipboard, None, "reported once");
-    assert_eq!(t.feed(b"\x1b]52;c;aGk=\x1b\\").clipboard.as_deref(), Some("hi"));
+    assert_eq!(
+        t.feed(b"\x1b]52;c;aGk=\x1b\\").clipboard.as_deref(),
+        Some("hi")
+    );
     // A query gets no reply.
     let fx = t.feed(b"\x1b]52;c;?\x07");
     assert_eq!((fx.clipboard, fx.replies.is_empty()), (None, true));
@@ -564,7 +621,10 @@ fn osc_10_11_12_queries_answer_the_dynamic_colors_as_they_were_asked() {
         "\x1b]10;rgb:0000/8080/ffff\x1b\\\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b]12;rgb:0101/0202/0303\x1b\\"
     );
     let fx = t.feed(b"\x1b]12;?;?\x07");
-    assert_eq!(fx.replies, b"\x1b]12;rgb:0101/0202/0303\x07", "nothing past 12");
+    assert_eq!(
+        fx.replies, b"\x1b]12;rgb:0101/0202/0303\x07",
+        "nothing past 12"
+    );
     // Setting is ignored; a set then a query in one sequence answers the query only.
     let fx = t.feed(b"\x1b]10;#000000;?\x07");
     assert_eq!(fx.replies, b"\x1b]11;rgb:ffff/ffff/ffff\x07");
@@ -585,7 +645,13 @@ fn the_resync_prefix_leaves_a_terminal_as_a_fresh_one() {
     let fresh = || Terminal::new(size, 100);
     // Every unfinished state the cut output may leave: a CSI, an OSC string, a DCS string, an
     // ESC, a UTF-8 character.
-    for cut in [&b"\x1b[3"[..], b"\x1b]2;half a titl", b"\x1bP1$qm", b"\x1b", b"\xe2\x82"] {
+    for cut in [
+        &b"\x1b[3"[..],
+        b"\x1b]2;half a titl",
+        b"\x1bP1$qm",
+        b"\x1b",
+        b"\xe2\x82",
+    ] {
         let mut t = fresh();
         for i in 0..40 {
             t.feed(format!("stale {i}\r\n").as_bytes());
@@ -593,7 +659,9 @@ fn the_resync_prefix_leaves_a_terminal_as_a_fresh_one() {
         assert!(t.scrollback_rows() > 0);
         // Title, cwd, shell mark, modes, cursor style, margins, tabs, pen, charsets, and kitty
         // flags on both screens; then the alternate screen with text, left active.
-        t.feed(b"\x1b]2;stale\x07\x1b]7;file://h/tmp\x07\x1b]133;A\x07\x1b[?1h\x1b[?25l\x1b[?2004h");
+        t.feed(
+            b"\x1b]2;stale\x07\x1b]7;file://h/tmp\x07\x1b]133;A\x07\x1b[?1h\x1b[?25l\x1b[?2004h",
+        );
         t.feed(b"\x1b[?1000h\x1b[?1006h\x1b[5 q\x1b[2;4r\x1b[3g\x1b[1;31m\x1b(0\x1b[>1u\x1b[>5u");
         t.feed(b"\x1b[?1049h\x1b[>8ualt text\x1b[?1h");
         assert!(t.title().is_some() && t.modes().alternate_screen && t.modes().kitty_flags == 8);
@@ -610,7 +678,11 @@ fn the_resync_prefix_leaves_a_terminal_as_a_fresh_one() {
                 .unwrap_or(snap.len());
             snap[..at].to_vec()
         };
-        assert_eq!(without_log(t.snapshot()), without_log(fresh().snapshot()), "after {cut:?}");
+        assert_eq!(
+            without_log(t.snapshot()),
+            without_log(fresh().snapshot()),
+            "after {cut:?}"
+        );
         assert_eq!(t.screen_text(), "", "after {cut:?}");
         assert_eq!(t.scrollback_rows(), 0);
         assert_eq!(t.title(), None);
@@ -618,7 +690,11 @@ fn the_resync_prefix_leaves_a_terminal_as_a_fresh_one() {
         assert_eq!(t.cursor(), fresh().cursor());
         // Mode 47, not 1049, which would save the cursor.
         t.feed(b"\x1b[?47h");
-        assert_eq!(t.modes().kitty_flags, 0, "the alternate screen's stack is empty too");
+        assert_eq!(
+            t.modes().kitty_flags,
+            0,
+            "the alternate screen's stack is empty too"
+        );
         t.feed(b"\x1b[?47l");
 
         // A session's snapshot after it: the same terminal as a fresh page gets.
@@ -629,6 +705,9 @@ fn the_resync_prefix_leaves_a_terminal_as_a_fresh_one() {
         page.feed(&snapshot);
         t.feed(&snapshot);
         assert_eq!(t.snapshot(), page.snapshot());
-        assert_eq!((t.screen_text(), t.title()), ("green\n$".into(), Some("truth")));
+        assert_eq!(
+            (t.screen_text(), t.title()),
+            ("green\n$".into(), Some("truth"))
+        );
     }
 }

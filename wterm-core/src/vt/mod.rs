@@ -48,5 +48,9 @@ pub(crate) fn printable_ascii_len(bytes: &[u8]) -> usize {
         }
         len += 8;
     }
-    len + words.remainder().iter().position(|b| !(0x20..=0x7e).contains(b)).unwrap_or(words.remainder().len())
+    len + words
+        .remainder()
+        .iter()
+        .position(|b| !(0x20..=0x7e).contains(b))
+        .unwrap_or(words.remainder().len())
 }

@@ -70,7 +70,9 @@ fn percent_decode(s: &[u8]) -> Vec<u8> {
 /// bad base64 or UTF-8, and a sequence that filled the parser's [`MAX_OSC_BYTES`] (its end was
 /// dropped, so the text would be cut).
 pub(crate) fn decode_osc52(params: &[&[u8]]) -> Option<String> {
-    let [_, selection, data] = params else { return None };
+    let [_, selection, data] = params else {
+        return None;
+    };
     let valid_selection = selection.iter().all(|b| b"cpqs01234567".contains(b));
     let len: usize = params.iter().map(|p| p.len() + 1).sum();
     if !valid_selection || data.is_empty() || *data == b"?" || len >= MAX_OSC_BYTES {
@@ -82,7 +84,10 @@ pub(crate) fn decode_osc52(params: &[&[u8]]) -> Option<String> {
 /// Standard base64 (RFC 4648 §4) with optional `=` padding. Own code rather than a crate: it
 /// is the only base64 in the wasm, and this is a few hundred bytes.
 pub(crate) fn decode_base64(data: &[u8]) -> Option<Vec<u8>> {
-    let data = data.strip_suffix(b"==").or_else(|| data.strip_suffix(b"=")).unwrap_or(data);
+    let data = data
+        .strip_suffix(b"==")
+        .or_else(|| data.strip_suffix(b"="))
+        .unwrap_or(data);
     if data.len() % 4 == 1 {
         return None;
     }
@@ -113,7 +118,11 @@ pub(crate) fn encode_base64(data: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
-        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
         let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -159,18 +168,24 @@ pub(crate) fn decode_shell_osc(params: &[&[u8]]) -> Option<ShellReport> {
         b'C' => ShellState::Running,
         b'D' => ShellState::Done,
         b'E' if vscode => {
-            return Some(ShellReport::CommandLine(unescape_vscode(params.get(2).copied().unwrap_or(b""))));
+            return Some(ShellReport::CommandLine(unescape_vscode(
+                params.get(2).copied().unwrap_or(b""),
+            )));
         }
         b'P' if vscode => {
             let path = unescape_vscode(params.get(2)?.strip_prefix(b"Cwd=")?);
-            return (!path.is_empty() && path.len() <= MAX_CWD_BYTES).then_some(ShellReport::Cwd(path));
+            return (!path.is_empty() && path.len() <= MAX_CWD_BYTES)
+                .then_some(ShellReport::Cwd(path));
         }
         _ => return None,
     };
     let mut exit_code = None;
     let mut cmdline = None;
     if state == ShellState::Done {
-        exit_code = params.get(2).and_then(|p| core::str::from_utf8(p).ok()).and_then(|s| s.trim().parse::<i32>().ok());
+        exit_code = params
+            .get(2)
+            .and_then(|p| core::str::from_utf8(p).ok())
+            .and_then(|s| s.trim().parse::<i32>().ok());
     } else if state == ShellState::Running && !vscode {
         for (i, p) in params.iter().enumerate().skip(2) {
             if let Some(v) = p.strip_prefix(b"cmdline_url=") {
@@ -182,7 +197,10 @@ pub(crate) fn decode_shell_osc(params: &[&[u8]]) -> Option<ShellReport> {
             }
         }
     }
-    Some(ShellReport::Mark(ShellIntegration { state, exit_code }, cmdline))
+    Some(ShellReport::Mark(
+        ShellIntegration { state, exit_code },
+        cmdline,
+    ))
 }
 
 /// Undoes VS Code's `__vsc_escape_value`: `\\` is a backslash, `\xHH` the byte HH; anything
@@ -224,7 +242,10 @@ fn unquote_shell(s: &[u8]) -> String {
                 i += 2;
             }
             b'\'' => {
-                let end = s[i + 1..].iter().position(|&b| b == b'\'').map_or(s.len(), |p| i + 1 + p);
+                let end = s[i + 1..]
+                    .iter()
+                    .position(|&b| b == b'\'')
+                    .map_or(s.len(), |p| i + 1 + p);
                 out.extend_from_slice(&s[i + 1..end]);
                 i = end + 1;
             }
@@ -296,7 +317,10 @@ mod tests {
 
     #[test]
     fn osc7_decodes_percent_and_drops_host() {
-        assert_eq!(decode_osc7(b"file://box/home/a%20b").as_deref(), Some("/home/a b"));
+        assert_eq!(
+            decode_osc7(b"file://box/home/a%20b").as_deref(),
+            Some("/home/a b")
+        );
         assert_eq!(decode_osc7(b"file:///tmp").as_deref(), Some("/tmp"));
         assert_eq!(decode_osc7(b"file://host/x%2").as_deref(), Some("/x%2"));
         assert_eq!(decode_osc7(b"http://host/x"), None);
@@ -315,9 +339,16 @@ mod tests {
             ("fooba", "Zm9vYmE="),
             ("foobar", "Zm9vYmFy"),
         ] {
-            assert_eq!(decode_base64(enc.as_bytes()).as_deref(), Some(plain.as_bytes()), "{enc}");
+            assert_eq!(
+                decode_base64(enc.as_bytes()).as_deref(),
+                Some(plain.as_bytes()),
+                "{enc}"
+            );
             let unpadded = enc.trim_end_matches('=');
-            assert_eq!(decode_base64(unpadded.as_bytes()).as_deref(), Some(plain.as_bytes()));
+            assert_eq!(
+                decode_base64(unpadded.as_bytes()).as_deref(),
+                Some(plain.as_bytes())
+            );
         }
         assert_eq!(decode_base64(b"/+8="), Some(vec![0xff, 0xef]));
         for bad in ["Z", "Zm9v!", "Zm 9v", "Zm9vY"] {
@@ -329,12 +360,19 @@ mod tests {
     fn osc52_writes_only_whole_utf8_text() {
         assert_eq!(decode_osc52(&[b"52", b"c", b"aMOp"]).as_deref(), Some("hé"));
         assert_eq!(decode_osc52(&[b"52", b"", b"aGk="]).as_deref(), Some("hi"));
-        assert_eq!(decode_osc52(&[b"52", b"ps0", b"aGk="]).as_deref(), Some("hi"));
+        assert_eq!(
+            decode_osc52(&[b"52", b"ps0", b"aGk="]).as_deref(),
+            Some("hi")
+        );
         // Queries are not answered; clearing, bad selections, bad data are ignored.
         assert_eq!(decode_osc52(&[b"52", b"c", b"?"]), None);
         assert_eq!(decode_osc52(&[b"52", b"c", b""]), None);
         assert_eq!(decode_osc52(&[b"52", b"x", b"aGk="]), None);
-        assert_eq!(decode_osc52(&[b"52", b"c", b"/w=="]), None, "0xff is not UTF-8");
+        assert_eq!(
+            decode_osc52(&[b"52", b"c", b"/w=="]),
+            None,
+            "0xff is not UTF-8"
+        );
         assert_eq!(decode_osc52(&[b"52", b"c"]), None);
         assert_eq!(decode_osc52(&[b"52", b"c", b"aGk=", b"x"]), None);
         // A payload that filled the parser's buffer lost its end.
@@ -351,16 +389,34 @@ mod tests {
 
     #[test]
     fn osc133_marks() {
-        assert_eq!(mark(&[b"133", b"A"]), Some((ShellState::Prompt, None, None)));
-        assert_eq!(mark(&[b"133", b"A", b"k=s"]), Some((ShellState::Prompt, None, None)));
-        assert_eq!(mark(&[b"133", b"D", b"130"]), Some((ShellState::Done, Some(130), None)));
+        assert_eq!(
+            mark(&[b"133", b"A"]),
+            Some((ShellState::Prompt, None, None))
+        );
+        assert_eq!(
+            mark(&[b"133", b"A", b"k=s"]),
+            Some((ShellState::Prompt, None, None))
+        );
+        assert_eq!(
+            mark(&[b"133", b"D", b"130"]),
+            Some((ShellState::Done, Some(130), None))
+        );
         assert_eq!(mark(&[b"133", b"D"]), Some((ShellState::Done, None, None)));
-        assert_eq!(mark(&[b"133", b"D", b"0", b"aid=1"]), Some((ShellState::Done, Some(0), None)));
+        assert_eq!(
+            mark(&[b"133", b"D", b"0", b"aid=1"]),
+            Some((ShellState::Done, Some(0), None))
+        );
         assert_eq!(mark(&[b"133", b"Z"]), None);
         assert_eq!(mark(&[b"133"]), None);
         // 633 A-D are the same marks.
-        assert_eq!(mark(&[b"633", b"D", b"1"]), Some((ShellState::Done, Some(1), None)));
-        assert_eq!(mark(&[b"633", b"C"]), Some((ShellState::Running, None, None)));
+        assert_eq!(
+            mark(&[b"633", b"D", b"1"]),
+            Some((ShellState::Done, Some(1), None))
+        );
+        assert_eq!(
+            mark(&[b"633", b"C"]),
+            Some((ShellState::Running, None, None))
+        );
         // E and P mean nothing in 133.
         assert_eq!(mark(&[b"133", b"E", b"ls"]), None);
     }
@@ -368,12 +424,27 @@ mod tests {
     #[test]
     fn osc133_command_lines_as_kitty_and_ghostty_send_them() {
         let text = |params: &[&[u8]]| mark(params).and_then(|m| m.2);
-        assert_eq!(text(&[b"133", b"C", b"cmdline_url=echo%20hi%3B%0Als"]).as_deref(), Some("echo hi;\nls"));
-        assert_eq!(text(&[b"133", b"C", br"cmdline=echo\ hi"]).as_deref(), Some("echo hi"));
+        assert_eq!(
+            text(&[b"133", b"C", b"cmdline_url=echo%20hi%3B%0Als"]).as_deref(),
+            Some("echo hi;\nls")
+        );
+        assert_eq!(
+            text(&[b"133", b"C", br"cmdline=echo\ hi"]).as_deref(),
+            Some("echo hi")
+        );
         // bash printf %q escapes `;` with a backslash, but the parser splits there anyway.
-        assert_eq!(text(&[b"133", b"C", br"cmdline=a\", b"b"]).as_deref(), Some("a;b"));
-        assert_eq!(text(&[b"133", b"C", br"cmdline=$'a\nb\x41\101'\ \'q\'"]).as_deref(), Some("a\nbAA 'q'"));
-        assert_eq!(text(&[b"133", b"C", br#"cmdline='x y'"z\"""#]).as_deref(), Some("x yz\""));
+        assert_eq!(
+            text(&[b"133", b"C", br"cmdline=a\", b"b"]).as_deref(),
+            Some("a;b")
+        );
+        assert_eq!(
+            text(&[b"133", b"C", br"cmdline=$'a\nb\x41\101'\ \'q\'"]).as_deref(),
+            Some("a\nbAA 'q'")
+        );
+        assert_eq!(
+            text(&[b"133", b"C", br#"cmdline='x y'"z\"""#]).as_deref(),
+            Some("x yz\"")
+        );
         assert_eq!(text(&[b"133", b"C"]), None);
     }
 
@@ -383,17 +454,36 @@ mod tests {
             decode_shell_osc(&[b"633", b"E", br"echo a\x3bb \\ \x0a\xzz", b"nonce"]),
             Some(ShellReport::CommandLine("echo a;b \\ \n\\xzz".into()))
         );
-        assert_eq!(decode_shell_osc(&[b"633", b"E"]), Some(ShellReport::CommandLine(String::new())));
-        assert_eq!(decode_shell_osc(&[b"633", b"P", br"Cwd=/a\x3bb"]), Some(ShellReport::Cwd("/a;b".into())));
+        assert_eq!(
+            decode_shell_osc(&[b"633", b"E"]),
+            Some(ShellReport::CommandLine(String::new()))
+        );
+        assert_eq!(
+            decode_shell_osc(&[b"633", b"P", br"Cwd=/a\x3bb"]),
+            Some(ShellReport::Cwd("/a;b".into()))
+        );
         assert_eq!(decode_shell_osc(&[b"633", b"P", b"IsWindows=False"]), None);
         assert_eq!(decode_shell_osc(&[b"633", b"P", b"Cwd="]), None);
     }
 
     #[test]
     fn base64_round_trips() {
-        for s in ["", "f", "fo", "foo", "foob", "fooba", "foobar", "h\u{e9} \u{1f600}"] {
+        for s in [
+            "",
+            "f",
+            "fo",
+            "foo",
+            "foob",
+            "fooba",
+            "foobar",
+            "h\u{e9} \u{1f600}",
+        ] {
             let enc = encode_base64(s.as_bytes());
-            assert_eq!(decode_base64(enc.as_bytes()).as_deref(), Some(s.as_bytes()), "{s}");
+            assert_eq!(
+                decode_base64(enc.as_bytes()).as_deref(),
+                Some(s.as_bytes()),
+                "{s}"
+            );
         }
         assert_eq!(encode_base64(b"foob"), "Zm9vYg==");
     }

@@ -5,7 +5,8 @@
 use vte::{Params, Perform};
 
 use crate::grid::{
-    ATTR_BLINK, ATTR_BOLD, ATTR_DIM, ATTR_HIDDEN, ATTR_INVERSE, ATTR_ITALIC, ATTR_STRIKETHROUGH, ATTR_UNDERLINE,
+    ATTR_BLINK, ATTR_BOLD, ATTR_DIM, ATTR_HIDDEN, ATTR_INVERSE, ATTR_ITALIC, ATTR_STRIKETHROUGH,
+    ATTR_UNDERLINE,
 };
 use crate::screen::{Charset, Screen, MOUSE_MODES};
 use crate::terminal::Color;
@@ -27,7 +28,12 @@ fn arg(params: &Params, i: usize, default: u16) -> u16 {
 
 /// The `i`-th parameter as given (0 when absent): for selectors such as ED's where 0 is a value.
 fn raw(params: &Params, i: usize) -> u16 {
-    params.iter().nth(i).and_then(|p| p.first()).copied().unwrap_or(0)
+    params
+        .iter()
+        .nth(i)
+        .and_then(|p| p.first())
+        .copied()
+        .unwrap_or(0)
 }
 
 /// Kitty flags occupy five bits (1 disambiguate, 2 event types, 4 alternate keys, 8 all keys as
@@ -116,8 +122,12 @@ impl Perform for Screen {
             ([], 'g') => self.clear_tabs(raw(params, 0)),
             ([], 'h') => params.iter().for_each(|p| self.set_ansi_mode(p[0], true)),
             ([], 'l') => params.iter().for_each(|p| self.set_ansi_mode(p[0], false)),
-            ([b'?'], 'h') => params.iter().for_each(|p| self.set_private_mode(p[0], true)),
-            ([b'?'], 'l') => params.iter().for_each(|p| self.set_private_mode(p[0], false)),
+            ([b'?'], 'h') => params
+                .iter()
+                .for_each(|p| self.set_private_mode(p[0], true)),
+            ([b'?'], 'l') => params
+                .iter()
+                .for_each(|p| self.set_private_mode(p[0], false)),
             ([], 'm') => self.sgr(params),
             ([], 'n') => match raw(params, 0) {
                 5 => self.replies.extend_from_slice(b"\x1b[0n"),
@@ -138,12 +148,18 @@ impl Perform for Screen {
             ),
             ([b'?'], 'u') => {
                 let flags = self.kitty_flags();
-                self.replies.extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
+                self.replies
+                    .extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
             }
             ([b'>'], 'u') => self.kitty_push(kitty_flags_value(raw(params, 0))),
             ([b'<'], 'u') => self.kitty_pop(usize::from(arg(params, 0, 1))),
             ([b'='], 'u') => {
-                let mode = params.iter().nth(1).and_then(|p| p.first()).copied().unwrap_or(1);
+                let mode = params
+                    .iter()
+                    .nth(1)
+                    .and_then(|p| p.first())
+                    .copied()
+                    .unwrap_or(1);
                 self.kitty_set(kitty_flags_value(raw(params, 0)), mode);
             }
             ([b' '], 'q') => self.set_cursor_style(raw(params, 0)),
@@ -151,12 +167,14 @@ impl Perform for Screen {
             ([b'$'], 'p') => {
                 let mode = raw(params, 0);
                 let state = self.ansi_mode(mode);
-                self.replies.extend_from_slice(format!("\x1b[{mode};{state}$y").as_bytes());
+                self.replies
+                    .extend_from_slice(format!("\x1b[{mode};{state}$y").as_bytes());
             }
             ([b'?', b'$'], 'p') => {
                 let mode = raw(params, 0);
                 let state = self.private_mode(mode);
-                self.replies.extend_from_slice(format!("\x1b[?{mode};{state}$y").as_bytes());
+                self.replies
+                    .extend_from_slice(format!("\x1b[?{mode};{state}$y").as_bytes());
             }
             _ => {}
         }
@@ -184,7 +202,11 @@ impl Perform for Screen {
             ([b'#'], b'8') => self.alignment_test(),
             ([i @ (b'(' | b')' | b'*' | b'+')], f) => {
                 let g = usize::from(i - b'(');
-                self.charsets[g] = if f == b'0' { Charset::DecGraphics } else { Charset::Ascii };
+                self.charsets[g] = if f == b'0' {
+                    Charset::DecGraphics
+                } else {
+                    Charset::Ascii
+                };
             }
             _ => {}
         }
@@ -208,7 +230,9 @@ impl Perform for Screen {
                 let uri = osc::rest(&params[1..]);
                 self.set_link(&uri);
             }
-            Some(&n @ (b"10" | b"11" | b"12")) => self.query_dynamic_colors(n, &params[1..], bell_terminated),
+            Some(&n @ (b"10" | b"11" | b"12")) => {
+                self.query_dynamic_colors(n, &params[1..], bell_terminated)
+            }
             Some(&b"52") => {
                 if let Some(text) = osc::decode_osc52(params) {
                     self.clipboard = Some(text);
@@ -247,7 +271,10 @@ impl Screen {
             let out = &mut self.replies;
             out.extend_from_slice(&[0x1b, b']', b'1', b'0' + n as u8, b';']);
             out.extend_from_slice(b"rgb:");
-            for (k, v) in [c.foreground, c.background, c.cursor][n].into_iter().enumerate() {
+            for (k, v) in [c.foreground, c.background, c.cursor][n]
+                .into_iter()
+                .enumerate()
+            {
                 if k > 0 {
                     out.push(b'/');
                 }
@@ -266,7 +293,8 @@ impl Screen {
             row = row.saturating_sub(self.top);
         }
         let q = if private { "?" } else { "" };
-        self.replies.extend_from_slice(format!("\x1b[{q}{};{}R", row + 1, col + 1).as_bytes());
+        self.replies
+            .extend_from_slice(format!("\x1b[{q}{};{}R", row + 1, col + 1).as_bytes());
     }
 
     /// SM/RM: IRM (4) and LNM (20).
@@ -359,7 +387,11 @@ impl Screen {
             m => {
                 if let Some(i) = MOUSE_MODES.iter().position(|&x| x == m) {
                     // The tracking modes exclude each other (xterm).
-                    self.modes.mouse = if on { 1 << i } else { self.modes.mouse & !(1 << i) };
+                    self.modes.mouse = if on {
+                        1 << i
+                    } else {
+                        self.modes.mouse & !(1 << i)
+                    };
                 }
             }
         }

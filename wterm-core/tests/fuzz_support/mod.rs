@@ -20,7 +20,8 @@ pub fn fuzz_dir() -> PathBuf {
 /// The inputs the current engine is known to fail, as paths relative to `fuzz/` mapped to the
 /// reason. Format: one `path reason…` per line; `#` starts a comment line.
 pub fn known_failures() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(fuzz_dir().join("known_failures.txt")).expect("fuzz/known_failures.txt");
+    let text = std::fs::read_to_string(fuzz_dir().join("known_failures.txt"))
+        .expect("fuzz/known_failures.txt");
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -50,7 +51,11 @@ pub fn inputs(dir: &str) -> Vec<PathBuf> {
         .unwrap_or_else(|e| panic!("fuzz/{dir}: {e}"))
         .map(|e| e.expect("directory entry").path())
         .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "md"))
-        .filter(|p| !p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.')))
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.'))
+        })
         .collect();
     files.sort();
     files
@@ -64,14 +69,27 @@ pub fn replay_dir(dir: &str) -> usize {
     let files = inputs(dir);
     let mut problems = Vec::new();
     for path in &files {
-        let rel = format!("{dir}/{}", path.file_name().and_then(|n| n.to_str()).expect("UTF-8 file name"));
+        let rel = format!(
+            "{dir}/{}",
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .expect("UTF-8 file name")
+        );
         let data = std::fs::read(path).expect("readable input");
         match (replay(&data), known.get(&rel)) {
-            (Ok(()), Some(_)) => problems.push(format!("{rel}: passes now; remove it from fuzz/known_failures.txt")),
+            (Ok(()), Some(_)) => problems.push(format!(
+                "{rel}: passes now; remove it from fuzz/known_failures.txt"
+            )),
             (Err(msg), None) => problems.push(format!("{rel}: {msg}")),
             _ => {}
         }
     }
-    assert!(problems.is_empty(), "{} of {} inputs in fuzz/{dir}:\n{}", problems.len(), files.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} of {} inputs in fuzz/{dir}:\n{}",
+        problems.len(),
+        files.len(),
+        problems.join("\n")
+    );
     files.len()
 }

@@ -79,7 +79,10 @@ impl Input {
                 } else {
                     accepted.join(", ")
                 };
-                errors.push(format!("unknown argument {}; accepted: {accepted}", quote(&key)));
+                errors.push(format!(
+                    "unknown argument {}; accepted: {accepted}",
+                    quote(&key)
+                ));
             }
         }
         Input { obj, errors }
@@ -167,8 +170,10 @@ fn flag(i: &mut Input, key: &str, what: &str) -> bool {
     match i.get(key) {
         None => false,
         Some(v) => v.as_bool().unwrap_or_else(|| {
-            i.errors
-                .push(format!("{key} must be a boolean ({what}); got {}", describe(&v)));
+            i.errors.push(format!(
+                "{key} must be a boolean ({what}); got {}",
+                describe(&v)
+            ));
             false
         }),
     }
@@ -310,9 +315,11 @@ pub(crate) fn press(input: &JsValue) -> Result<PressArgs, String> {
                         None => bad.push(format!("keys[{idx}] is {}, not a string", describe(&k))),
                         Some(s) => match parse_chord(&s) {
                             Ok(chord) => keys.push(chord),
-                            Err(e) => {
-                                bad.push(format!("keys[{idx}] {}: {}", quote(&s), chord_problem(e.kind())))
-                            }
+                            Err(e) => bad.push(format!(
+                                "keys[{idx}] {}: {}",
+                                quote(&s),
+                                chord_problem(e.kind())
+                            )),
                         },
                     }
                 }

@@ -317,7 +317,9 @@ fn condition(term: &mut Terminal, w: &WaitCore, rows: &[TextRow]) -> bool {
         return command::finished(term, c);
     }
     match (&w.wait_for, &w.new_from) {
-        (Some(needle), Some(from)) => command::new_output_text(term, from).contains(needle.as_str()),
+        (Some(needle), Some(from)) => {
+            command::new_output_text(term, from).contains(needle.as_str())
+        }
         (Some(needle), None) => rows_contain(rows, needle),
         (None, _) => false,
     }

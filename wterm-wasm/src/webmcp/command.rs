@@ -49,7 +49,9 @@ pub(crate) fn find(t: &Terminal, w: CommandWait) -> Option<&CommandRecord> {
         CommandWait::Id(id) => t.command(id),
         CommandWait::After(base) => {
             let newer = |r: &&CommandRecord| base.is_none_or(|b| r.id > b);
-            t.commands().find(newer).or_else(|| t.running_command().filter(newer))
+            t.commands()
+                .find(newer)
+                .or_else(|| t.running_command().filter(newer))
         }
     }
 }

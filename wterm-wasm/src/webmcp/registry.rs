@@ -52,10 +52,7 @@ pub(crate) fn unique_name(name: &str, taken: impl Fn(&str) -> bool) -> String {
 
 /// Quoted names for error messages: `"terminal", "terminal-2"`.
 pub(crate) fn quoted_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    names
-        .map(quote)
-        .collect::<Vec<_>>()
-        .join(", ")
+    names.map(quote).collect::<Vec<_>>().join(", ")
 }
 
 /// Which terminal a call means (spec "Choosing the terminal"), as an index into `terms`

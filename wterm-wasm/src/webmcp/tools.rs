@@ -262,7 +262,12 @@ fn state(inner: &Inner, name: &str, description: Option<&str>, read_only: bool) 
 /// then `text`, `timedOut: true` when a wait expired (left out otherwise), and with
 /// `answer.command` the command's result (`command`, left out when the command never started
 /// or the log no longer has it). The terminal must still be registered.
-pub(crate) fn read_result(inner: &Inner, rows: &[TextRow], timed_out: bool, answer: Answer) -> JsValue {
+pub(crate) fn read_result(
+    inner: &Inner,
+    rows: &[TextRow],
+    timed_out: bool,
+    answer: Answer,
+) -> JsValue {
     let Some((name, description, read_only)) = super::entry_info(inner.mcp.id) else {
         return error_result("the terminal went away (destroyed or its WebMCP withdrawn)");
     };

@@ -1,6 +1,8 @@
 //! `POST /mcp/read`, the `read_screen` tool. The request type and the reading itself (views,
 //! hashes, waits, deltas, style runs) are `broker::read`'s.
 
+use std::sync::Arc;
+
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::hub::Access;
 use crate::broker::read::{self, ReadAnswer, ReadArgs};
@@ -38,6 +40,14 @@ impl Operation for ReadArgs {
         let window = cx.window()?;
         let state = WindowState::of(&window.session).ok_or_else(unknown_or_off)?;
         read::check_command_wait(&window.session, &self)?;
-        read::read(&window.session, state, &self, &|| cx.still(Access::Read)).await
+        let permit = cx
+            .broker
+            .reads
+            .take(read::cells(&window.session, &self))
+            .await?;
+        let mut answer =
+            read::read(&window.session, state, &self, &|| cx.still(Access::Read)).await?;
+        answer.permit = Some(Arc::new(permit));
+        Ok(answer)
     }
 }
