@@ -13,7 +13,8 @@ PYTHON="${PYTHON:-python3}"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/wterm-rs"
 
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
-  echo "python-sdk: the MCP Python SDK needs Python 3.10 or newer; $PYTHON is $("$PYTHON" --version 2>&1 || echo missing)" >&2
+  found="$("$PYTHON" --version 2>&1 | head -n1 || true)"
+  echo "python-sdk: the MCP Python SDK needs Python 3.10 or newer; $PYTHON is ${found:-missing}" >&2
   exit 1
 fi
 export WTERM_RELAY_BIN="${WTERM_RELAY_BIN:-target/release/wterm-relay}"

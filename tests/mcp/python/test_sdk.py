@@ -65,10 +65,6 @@ else:
     MODES = ("handshake",)
     negotiate_auto = None
 
-    def decode_message(data):
-        """The SDK's own decoding of one JSON-RPC message off the wire."""
-        return types.JSONRPCMessage.model_validate(data).root
-
     def server_name(_session, result):
         return result.serverInfo.name
 
@@ -391,6 +387,9 @@ def main():
     finally:
         if relay is not None:
             relay.stop()
+            for line in relay.output:
+                if re.search(r"\b(WARN|ERROR)\b", line):
+                    print(f"  relay log: {line.rstrip()}", flush=True)
     known = f" ({checks.known} known relay faults, listed in KNOWN_RELAY_FAULTS)" if checks.known else ""
     print(f"python mcp {SDK_VERSION}: {checks.ok} passed, {checks.bad} failed{known}", flush=True)
     return 1 if checks.bad else 0
