@@ -79,6 +79,9 @@ TOOLS = sorted([
     "watch_url",
 ])
 START_TIMEOUT_S = 15
+# One connection's checks take well under a second; a relay that stops answering fails the run
+# after this long instead of hanging it on the SDK's 300-second read timeout.
+MODE_TIMEOUT_S = 120
 TERMINATION_WARNING = "Session termination failed"
 
 # Checks that fail because of the relay, not the test, until the relay is fixed. A listed check
@@ -377,13 +380,15 @@ def main():
     try:
         relay = Relay()
         relay.config({"enabled": True, "default_mode": "readwrite", "allow_launch": True})
-        agreed = {mode: asyncio.run(run_mode(relay, checks, mode)) for mode in MODES}
+        agreed = {mode: asyncio.run(asyncio.wait_for(run_mode(relay, checks, mode), MODE_TIMEOUT_S))
+                  for mode in MODES}
         print(f"  negotiated: {json.dumps(agreed)}", flush=True)
     except Exception as e:
         checks.bad += 1
-        print(f"  FAIL the run stopped: {type(e).__name__}: {e}", flush=True)
+        why = str(e) or f"no end within {MODE_TIMEOUT_S} s"
+        print(f"  FAIL the run stopped: {type(e).__name__}: {why}", flush=True)
         if relay is not None:
-            print("".join(relay.output[-20:]), flush=True)
+            print("".join(relay.output[-20:]).replace(relay.token, "<page token>"), flush=True)
     finally:
         if relay is not None:
             relay.stop()
