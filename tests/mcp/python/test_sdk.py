@@ -3,12 +3,13 @@
 The checks of the TypeScript SDK's tests/mcp/mcp-client.test.mjs, against the real
 `wterm-relay` binary over the streamable HTTP transport. The SDK's own `streamable_http_client`
 and `ClientSession` do the talking; raw HTTP (the SDK's own httpx) sends only what no SDK
-sends, and its answers are decoded with the SDK's own JSON-RPC types.
+sends, and its answers are decoded with the SDK's own JSON-RPC types (in 1.x, whose
+`JSONRPCError` refuses `"id": null`, the error member only).
 
 Each line connects twice where it can:
 - `handshake`: `ClientSession.initialize()`, a session with an `Mcp-Session-Id` (both lines;
-  in 2.x this is `mcp.Client(mode="legacy")`), ended by the transport's DELETE;
-- `auto` (2.x only): `negotiate_auto`, what `mcp.Client` does by default: it probes
+  in 2.x the same as `mcp.Client(mode="legacy")`), ended by the transport's DELETE;
+- `auto` (2.x only): `mcp.Client` connecting as it does by default (`mode="auto"`): it probes
   `server/discover` and, since the relay (rmcp) answers it, speaks the stateless 2026-07-28
   revision, with no session.
 
@@ -30,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,7 @@ SDK_MAJOR = int(SDK_VERSION.split(".")[0])
 if SDK_MAJOR >= 2:
     import httpx2 as httpx
     import mcp_types as types
-    from mcp.client._probe import negotiate_auto
+    from mcp import Client
     from mcp.shared.exceptions import MCPError as SdkError
 
     MODES = ("handshake", "auto")
@@ -57,16 +58,22 @@ if SDK_MAJOR >= 2:
 
     def server_name(session, _result):
         return session.server_info.name
+
+    def negotiated_version(session, _result):
+        return session.protocol_version
 else:
     import httpx
     from mcp import types
     from mcp.shared.exceptions import McpError as SdkError
 
     MODES = ("handshake",)
-    negotiate_auto = None
+    Client = None
 
     def server_name(_session, result):
         return result.serverInfo.name
+
+    def negotiated_version(_session, result):
+        return result.protocolVersion
 
 
 REPO = Path(__file__).resolve().parents[3]
@@ -269,6 +276,20 @@ def check_parse_error(body):
     assert error.code == types.PARSE_ERROR, body
 
 
+@asynccontextmanager
+async def connect(mode, endpoint, http):
+    """A connected `ClientSession` over the SDK's streamable HTTP transport, and the result of
+    its handshake (`InitializeResult`, or 2026-07-28's `DiscoverResult`)."""
+    transport = streamable_http_client(endpoint, http_client=http)
+    if mode == "auto":
+        async with Client(transport) as client:  # mode="auto", the default
+            yield client.session, client.session.discover_result or client.session.initialize_result
+    else:
+        # 1.x yields (read, write, get_session_id), 2.x (read, write).
+        async with transport as streams, ClientSession(streams[0], streams[1]) as session:
+            yield session, await session.initialize()
+
+
 async def run_mode(relay, checks, mode):
     """Connects with the SDK in `mode`, runs the checks, closes; returns the version agreed."""
     auth = {"Authorization": f"Bearer {relay.mcp_token}"}
@@ -281,76 +302,68 @@ async def run_mode(relay, checks, mode):
                              event_hooks={"request": [seen.on_request],
                                           "response": [seen.on_response]})
     with log.capture():
-        async with http, streamable_http_client(relay.endpoint, http_client=http) as streams:
-            # 1.x yields (read, write, get_session_id), 2.x (read, write).
-            async with ClientSession(streams[0], streams[1]) as session:
-                with check("connect: server wterm-relay"):
-                    if mode == "auto":
-                        await negotiate_auto(session)
-                        result = session.initialize_result or session.discover_result
-                        negotiated = session.protocol_version
-                    else:
-                        result = await session.initialize()
-                        negotiated = wire(result)["protocolVersion"]
-                    print(f"       negotiated protocol version: {negotiated}", flush=True)
-                    assert server_name(session, result) == "wterm-relay", wire(result)
+        async with http, connect(mode, relay.endpoint, http) as (session, result):
+            with check("connect: server wterm-relay"):
+                negotiated = negotiated_version(session, result)
+                print(f"       negotiated protocol version: {negotiated}", flush=True)
+                assert server_name(session, result) == "wterm-relay", wire(result)
 
-                with check("tools/list: the relay's tools, each with an object input schema"):
-                    listed = [wire(t) for t in (await session.list_tools()).tools]
-                    assert sorted(t["name"] for t in listed) == TOOLS, [t["name"] for t in listed]
-                    for t in listed:
-                        assert t["inputSchema"]["type"] == "object", t
-                        assert len(t.get("description", "")) > 30, t["name"]
-                    by_name = {t["name"]: t for t in listed}
-                    assert by_name["read_screen"]["inputSchema"]["required"] == ["id"]
-                    assert sorted(by_name["send_keys"]["inputSchema"]["required"]) == ["id", "keys"]
+            with check("tools/list: the relay's tools, each with an object input schema"):
+                listed = [wire(t) for t in (await session.list_tools()).tools]
+                assert sorted(t["name"] for t in listed) == TOOLS, [t["name"] for t in listed]
+                for t in listed:
+                    assert t["inputSchema"]["type"] == "object", t
+                    assert len(t.get("description", "")) > 30, t["name"]
+                by_name = {t["name"]: t for t in listed}
+                assert by_name["read_screen"]["inputSchema"]["required"] == ["id"]
+                assert sorted(by_name["send_keys"]["inputSchema"]["required"]) == ["id", "keys"]
 
-                with check("tools/call mcp_info and list_terminals answer JSON"):
-                    err, text = tool_text(await session.call_tool("mcp_info", {}))
-                    assert not err, text
-                    assert json.loads(text)["hosts"][0]["host"] == "default", text
-                    err, text = tool_text(await session.call_tool("list_terminals", {}))
-                    assert not err, text
-                    assert json.loads(text)["errors"] == [], text
+            with check("tools/call mcp_info and list_terminals answer JSON"):
+                err, text = tool_text(await session.call_tool("mcp_info", {}))
+                assert not err, text
+                assert json.loads(text)["hosts"][0]["host"] == "default", text
+                err, text = tool_text(await session.call_tool("list_terminals", {}))
+                assert not err, text
+                assert json.loads(text)["errors"] == [], text
 
-                with check("a refusal is an isError result (read_screen id \"12\": malformed_id)"):
-                    err, text = tool_text(await session.call_tool("read_screen", {"id": "12"}))
-                    assert err is True, text
-                    assert text.startswith("malformed_id: "), text
+            with check("a refusal is an isError result (read_screen id \"12\": malformed_id)"):
+                err, text = tool_text(await session.call_tool("read_screen", {"id": "12"}))
+                assert err is True, text
+                assert text.startswith("malformed_id: "), text
 
-                with check("unknown method: -32601 naming what is accepted"):
-                    e = await expect_error(session, "foo/bar", {}, types.EmptyResult)
-                    assert e.code == types.METHOD_NOT_FOUND, wire(e)
-                    assert re.search(r"foo/bar.*tools/call", e.message), wire(e)
+            with check("unknown method: -32601 naming what is accepted"):
+                e = await expect_error(session, "foo/bar", {}, types.EmptyResult)
+                assert e.code == types.METHOD_NOT_FOUND, wire(e)
+                assert re.search(r"foo/bar.*tools/call", e.message), wire(e)
 
-                with check("tools/call with arguments 5: -32602 (via ClientSession.send_request)"):
-                    # The typed call_tool takes only a mapping, so this goes one level down.
-                    e = await expect_error(session, "tools/call",
-                                           {"name": "mcp_info", "arguments": 5},
-                                           types.CallToolResult)
-                    assert e.code == types.INVALID_PARAMS, wire(e)
-                    assert "arguments must be an object" in e.message, wire(e)
+            with check("tools/call with arguments 5: -32602 (via ClientSession.send_request)"):
+                # The typed call_tool takes only a mapping, so this goes one level down.
+                e = await expect_error(session, "tools/call",
+                                       {"name": "mcp_info", "arguments": 5},
+                                       types.CallToolResult)
+                assert e.code == types.INVALID_PARAMS, wire(e)
+                assert "arguments must be an object" in e.message, wire(e)
 
-                with check("the connection still works after the errors"):
-                    err, text = tool_text(await session.call_tool("mcp_info", {}))
-                    assert not err, text
+            with check("the connection still works after the errors"):
+                err, text = tool_text(await session.call_tool("mcp_info", {}))
+                assert not err, text
 
-                with check("later requests carry MCP-Protocol-Version: the negotiated one"):
-                    assert negotiated and seen.versions_sent == [negotiated], seen.versions_sent
+            with check("later requests carry MCP-Protocol-Version: the negotiated one"):
+                assert negotiated and seen.versions_sent == [negotiated], seen.versions_sent
 
-                if mode == "handshake":
-                    headers = {
-                        **auth, "Content-Type": "application/json",
-                        "Accept": "application/json, text/event-stream",
-                        "Mcp-Session-Id": seen.session_id or "", "MCP-Protocol-Version": negotiated,
-                    }
-                    with check("the relay gave a session id"):
-                        assert seen.session_id, "no Mcp-Session-Id header"
-                    with check("malformed JSON (raw POST): 400, -32700, id null"):
-                        r = await http.post(relay.endpoint, headers=headers,
-                                            content=b'{"jsonrpc":')
-                        assert r.status_code == 400, f"{r.status_code} {r.text}"
-                        check_parse_error(r.json())
+            if mode == "handshake":
+                headers = {
+                    **auth, "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                    "Mcp-Session-Id": seen.session_id or "", "MCP-Protocol-Version": negotiated,
+                }
+                with check("the relay gave a session id"):
+                    assert seen.session_id, "no Mcp-Session-Id header"
+                with check("malformed JSON (raw POST): 400, -32700, id null"):
+                    r = await http.post(relay.endpoint, headers=headers,
+                                        content=b'{"jsonrpc":')
+                    assert r.status_code == 400, f"{r.status_code} {r.text}"
+                    check_parse_error(r.json())
         # Leaving streamable_http_client sent the DELETE, if there was a session.
 
     if mode == "handshake":
