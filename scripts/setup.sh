@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything wterm-rs needs on a fresh Debian 12 machine with Rust and Node: the wasm
 # target, the wasm-bindgen CLI at the pinned version, npm packages (no browser downloads), and,
-# with --test, Debian's chromium plus the programs the tests drive (bash, zsh, fish, vim, less, python3, openssl).
+# with --test, Debian's chromium plus the programs the tests drive (bash, zsh, fish, vim, less, python3 with venv, openssl).
 # Idempotent: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,8 @@ if [ "$want_test" = 1 ]; then
   for pair in chromium:chromium chromedriver:chromium-driver vim:vim less:less tmux:tmux python3:python3 zsh:zsh fish:fish openssl:openssl; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
   done
+  # `python3 -m venv` (the MCP Python SDK tests' venvs) needs ensurepip, which Debian ships apart.
+  python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
   if [ "${#need[@]}" -gt 0 ]; then
     echo "setup: apt-get install ${need[*]}"
     as_root apt-get update -qq

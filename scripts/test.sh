@@ -27,12 +27,14 @@ echo "== playwright"
 npx playwright test 2>&1 | tee -a "$log"
 echo "== MCP clients (official TypeScript SDK, node --test) against the relay"
 node --test tests/mcp/ 2>&1 | tee -a "$log"
+echo "== MCP clients (official Python SDK, mcp 1.x and 2.x) against the relay"
+bash tests/mcp/python-sdk.sh 2>&1 | tee -a "$log"
 echo "== agent tasks through MCP (tool calls per task; table at the end)"
 node --test tests/agent/ 2>&1 | tee -a "$log"
 echo "== short fuzz pass (cargo-fuzz, ${WTERM_FUZZ_SECONDS:-45} s)"
 bash scripts/fuzz.sh "${WTERM_FUZZ_SECONDS:-45}" 2>&1 | tail -n 25
 
-# cargo and Playwright print "N passed" / "N failed"; node's test runner "# pass N" / "# fail N".
+# cargo, Playwright and tests/mcp/python-sdk.sh print "N passed" / "N failed"; node's test runner "# pass N" / "# fail N".
 sum() {
   { grep -Eo "[0-9]+ $1" "$log" | awk '{ print $1 }'
     grep -E "^# $2 [0-9]+$" "$log" | awk '{ print $3 }'; } | awk '{ n += $1 } END { print n + 0 }'
