@@ -94,14 +94,7 @@ TERMINATION_WARNING = "Session termination failed"
 # Checks that fail because of the relay, not the test, until the relay is fixed. A listed check
 # that fails prints KNOWN and does not fail the run; one that passes fails it, so the entry is
 # removed with the fix. Keys are "<mode>: <check name>".
-KNOWN_RELAY_FAULTS = {
-    # jsonrpc_front (relay/src/mcp/endpoint.rs) answers only requests of a live session; a
-    # 2026-07-28 request has no Mcp-Session-Id, so rmcp's own answers come through:
-    # -32601 with the bare method name, and -32601 (HTTP 404) for tools/call with bad arguments.
-    "auto: unknown method: -32601 naming what is accepted":
-        "the 2026-07-28 answer is rmcp's: the message is the bare method name",
-    "auto: tools/call with arguments 5: -32602 (via ClientSession.send_request)":
-        "the 2026-07-28 answer is rmcp's: HTTP 404, -32601 'tools/call'",
+KNOWN_RELAY_FAULTS: dict[str, str] = {
 }
 
 
