@@ -412,6 +412,12 @@ impl Session {
         self.input.send(Input { epoch, bytes }).await.is_ok()
     }
 
+    /// The process's exit status once it has exited (the signal number + 128 when a signal
+    /// ended it, as a shell reports it).
+    pub fn exit_code(&self) -> Option<i32> {
+        self.out.lock().exit
+    }
+
     /// When input was last queued for the program, if ever.
     pub fn last_input(&self) -> Option<Instant> {
         self.out.lock().last_input

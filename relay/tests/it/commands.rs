@@ -392,3 +392,16 @@ async fn run_right_after_clearing_the_line_is_not_refused() {
         assert_eq!(a["output"], format!("RAN{i}"), "{a}");
     }
 }
+
+/// Regression: `run_command "exit 3"` answered `finished: false`, `exit_code: null`: the
+/// shell exits before it can send the command's end mark. The process's exit status is the
+/// command's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_ends_the_shell_answers_its_exit_status() {
+    let (_relay, mcp, id) = ready().await;
+    let a = run(&mcp, id, "exit 3").await;
+    assert_eq!(a["exited"], true, "{a}");
+    assert_eq!(a["finished"], true, "{a}");
+    assert_eq!(a["exit_code"], 3, "{a}");
+    assert_eq!(a["timed_out"], false, "{a}");
+}

@@ -160,6 +160,14 @@ impl Operation for RunCommand {
             None => json!({ "command_id": null, "command": self.command, "finished": false,
                             "started": false, "output": "", "rows": 0 }),
         };
+        // The command ended the shell (`exit 3`, `exec prog`): no end mark came, and the
+        // process's exit status is the command's.
+        if answer.exited && out["finished"] != true && !out["command_id"].is_null() {
+            if let Some(code) = session.exit_code() {
+                out["exit_code"] = json!(code);
+                out["finished"] = json!(true);
+            }
+        }
         let finished = out["finished"] == true;
         out["ok"] = json!(true);
         out["id"] = json!(session.id());
