@@ -94,7 +94,7 @@ test("an agent drives bash, vim and a kitty-protocol program through agent-brows
 
     await test.step("type a command with submit, wait for its output", async () => {
       const typed = await invoke("type_in_terminal", { text: "echo $((6*7))", submit: true });
-      expect(typed).toEqual({ ok: true, terminal: "terminal", typed: 13, submitted: true });
+      expect(typed).toEqual({ ok: true, terminal: "terminal", seq: 1, bytes: 14, typed: 13, submitted: true });
       const r = await invoke("read_terminal", { waitFor: "\n42\n" });
       expect(r.timedOut).toBeUndefined();
       expect(r.text).toContain("$ echo $((6*7))\n42\n");
