@@ -372,7 +372,7 @@ fn entry_info(id: u64) -> Option<(String, Option<String>, bool)> {
 /// destroyed", "withdrew its WebMCP tools"). Answers are error results, never output written
 /// afterwards.
 pub(crate) fn end_calls(inner: &mut Inner, why: &str) {
-    if inner.mcp.waiters.is_empty() && inner.mcp.submits.is_empty() {
+    if inner.mcp.waiters.is_empty() && inner.mcp.submits.is_empty() && inner.mcp.queued.is_empty() {
         return;
     }
     let who = entry_info(inner.mcp.id)

@@ -574,9 +574,10 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
 
     let mut inner = t.term.try_borrow_mut().map_err(|_| busy(&t))?;
     let destroyed = inner.lifecycle == Lifecycle::Destroyed;
-    let seq = inner
-        .mcp
-        .input_sent(Tool::Type, encoded.len(), a.submit && !destroyed);
+    let seq = inner.mcp.input_sent(Tool::Type, encoded.len(), a.submit);
+    if destroyed && a.submit {
+        inner.mcp.enter_done(seq, None);
+    }
     let mut sent = InputAnswer {
         seq,
         bytes: encoded.len(),
