@@ -134,6 +134,30 @@ test("an agent drives bash, vim and a kitty-protocol program through agent-brows
       expect(list.terminals[0].shellIntegration).toMatchObject({ state: expect.any(String) });
     });
 
+    await test.step("a detached type_in_terminal cancelled mid-flight: the state says it ran, so it is not typed twice", async () => {
+      const before = (await invoke("list_terminals", {})).terminals[0];
+      // Detached, waiting for text that never comes; the agent gives up on it once the command
+      // ran, without ever seeing its answer.
+      const detached = await agentBrowser([
+        "webmcp",
+        "invoke",
+        "type_in_terminal",
+        "--detach",
+        "--params",
+        JSON.stringify({ text: "echo ran-$((40+2))", submit: true, waitFor: "never printed", timeoutMs: 30_000 }),
+      ]);
+      const id = detached.invocationId ?? detached.id;
+      expect(id, JSON.stringify(detached)).toBeTruthy();
+      await invoke("read_terminal", { waitFor: "\nran-42", timeoutMs: 15_000 });
+      await agentBrowser(["webmcp", "cancel", id]);
+      // The state alone: one more input than before, its Enter pressed: it went out.
+      const after = (await invoke("list_terminals", {})).terminals[0];
+      expect(after.inputSeq).toBe(before.inputSeq + 1);
+      expect(after.lastInput).toMatchObject({ seq: before.inputSeq + 1, tool: "type_in_terminal", enter: "pressed" });
+      const screen = await invoke("read_terminal", { lines: 50 });
+      expect(screen.text.match(/\nran-42\n/g)).toHaveLength(1);
+    });
+
     await test.step("with kitty flags pushed, Ctrl+C arrives as CSI 99;5u", async () => {
       const script = join(relay.home, "kitty_key.py");
       writeFileSync(script, KITTY_KEY_PY);

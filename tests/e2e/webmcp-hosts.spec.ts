@@ -211,6 +211,20 @@ test("every accepted input call answers its seq and bytes; the state carries the
   expect(pressed).toMatchObject({ ok: true, terminal: "terminal", seq: 4, bytes: 1, pressed: 1, inputSeq: 4 });
   const typed = await call(page, "type_in_terminal", { terminal: "terminal", text: "y", waitForIdleMs: 20 });
   expect(typed).toMatchObject({ ok: true, seq: 5, bytes: 1, typed: 1, submitted: false, inputSeq: 5 });
+
+  // A call made during another's Enter delay waits for that Enter: the program gets the calls
+  // whole and in the order of their numbers ("ls\r" then "pwd", never "lspwd\r").
+  await page.evaluate(() => ((window as any).harness.terms.b.data.length = 0));
+  const answers = await page.evaluate(async () => {
+    const h = (window as any).harness;
+    const mc = (document as any).modelContext;
+    const tool = await h.tool("type_in_terminal");
+    const first = mc.executeTool(tool, { terminal: "b", text: "ls", submit: true });
+    const second = mc.executeTool(tool, { terminal: "b", text: "pwd" });
+    return (await Promise.all([first, second])).map((r: string) => JSON.parse(r));
+  });
+  expect(answers.map((r: any) => r.seq)).toEqual([2, 3]);
+  expect(await sent(page, "b")).toBe("ls\rpwd");
 });
 
 /** What an agent concludes about a call whose outcome it never got, from the state it read
