@@ -6,6 +6,8 @@
 //!   (`document.modelContext`, else `navigator.modelContext`) and the hand-written
 //!   `registerTool` binding. `list_terminals`/`read_terminal` are registered while any terminal
 //!   has WebMCP on, `type_in_terminal`/`press_terminal_keys` while any of them is writable.
+//!   A registration carries the page's hints and origins (`consequentialHint`, `exposedTo`);
+//!   when those change, the tools concerned are registered again.
 //! - `registry`: names (de-duplicated) and the choice of terminal for a call.
 //! - `tools`: the tool definitions and what each call does; `args`: argument checks.
 //! - `calls`: calls in progress, owned by their terminal; `wait`: when a wait is over.
