@@ -1,8 +1,8 @@
 //! Tool calls in progress for one terminal: waiting `read_terminal`s, the pending Enter of
 //! `type_in_terminal` with `submit`, and input calls queued behind that Enter; with them the
-//! terminal's input sequence (spec "Input sequence"). They belong to the terminal ([`Calls`] is a field of
-//! `term::Inner`): destroying or withdrawing it ends them all with an error result, so a wait
-//! can never return output written afterwards.
+//! terminal's input sequence (spec "Input sequence"). They belong to the terminal ([`Calls`]
+//! is a field of `term::Inner`): destroying or withdrawing it ends them all with an error
+//! result, so a wait can never return output written afterwards.
 //!
 //! Waits are driven by output, never by polling (spec `read_terminal`). A write with waiters
 //! present asks for one check at the next animation frame (the frame that draws the output), or
