@@ -121,6 +121,10 @@ core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
 # waitForCommand with its bounded output, newOutputOnly, type_in_terminal's waits) add 4.9 KB:
 # 115.3 KB. Then 117: the "agent" event (WebMCP calls told to `addListener("agent")` /
 # `onAgent`, and `reportAgent` for the relay's MCP clients) measured +0.93 KB (116.12 → 117.05
-# KB with this machine's toolchain, where main's tree measured 116.1).
-CORE_BUDGET_KB=117.1
+# KB with this machine's toolchain, where main's tree measured 116.1). Then 120.4: the tools on
+# the current WebMCP draft (issue 24: consequentialHint and its option, exposedTo with its
+# origin check, re-registration when they change, the fallback registration for providers that
+# refuse the hint, the input sequence with seq/bytes/inputSeq/lastInput and the queue of input
+# calls behind a pending Enter, longer descriptions) measured +3.29 KB (117.05 → 120.34 KB).
+CORE_BUDGET_KB=120.4
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"

@@ -94,7 +94,7 @@ test("an agent drives bash, vim and a kitty-protocol program through agent-brows
 
     await test.step("type a command with submit, wait for its output", async () => {
       const typed = await invoke("type_in_terminal", { text: "echo $((6*7))", submit: true });
-      expect(typed).toEqual({ ok: true, terminal: "terminal", typed: 13, submitted: true });
+      expect(typed).toEqual({ ok: true, terminal: "terminal", seq: 1, bytes: 14, typed: 13, submitted: true });
       const r = await invoke("read_terminal", { waitFor: "\n42\n" });
       expect(r.timedOut).toBeUndefined();
       expect(r.text).toContain("$ echo $((6*7))\n42\n");
@@ -132,6 +132,30 @@ test("an agent drives bash, vim and a kitty-protocol program through agent-brows
       const list = await invoke("list_terminals", {});
       expect(list.terminals[0].lastCommand).toMatchObject({ command: "yes", exitCode: 130 });
       expect(list.terminals[0].shellIntegration).toMatchObject({ state: expect.any(String) });
+    });
+
+    await test.step("a detached type_in_terminal cancelled mid-flight: the state says it ran, so it is not typed twice", async () => {
+      const before = (await invoke("list_terminals", {})).terminals[0];
+      // Detached, waiting for text that never comes; the agent gives up on it once the command
+      // ran, without ever seeing its answer.
+      const detached = await agentBrowser([
+        "webmcp",
+        "invoke",
+        "type_in_terminal",
+        "--detach",
+        "--params",
+        JSON.stringify({ text: "echo ran-$((40+2))", submit: true, waitFor: "never printed", timeoutMs: 30_000 }),
+      ]);
+      const id = detached.invocationId ?? detached.id;
+      expect(id, JSON.stringify(detached)).toBeTruthy();
+      await invoke("read_terminal", { waitFor: "\nran-42", timeoutMs: 15_000 });
+      await agentBrowser(["webmcp", "cancel", id]);
+      // The state alone: one more input than before, its Enter pressed: it went out.
+      const after = (await invoke("list_terminals", {})).terminals[0];
+      expect(after.inputSeq).toBe(before.inputSeq + 1);
+      expect(after.lastInput).toMatchObject({ seq: before.inputSeq + 1, tool: "type_in_terminal", enter: "pressed" });
+      const screen = await invoke("read_terminal", { lines: 50 });
+      expect(screen.text.match(/\nran-42\n/g)).toHaveLength(1);
     });
 
     await test.step("with kitty flags pushed, Ctrl+C arrives as CSI 99;5u", async () => {

@@ -18,6 +18,9 @@ test("typed command runs in bash, and a reload re-attaches to the same shell", a
   page.on("console", (m) => { if (/Content.Security.Policy/i.test(m.text())) violations.push(m.text()); });
   const response = await page.goto(relay.pageUrl());
   expect(response?.headers()["content-security-policy"]).toContain("script-src 'self' 'wasm-unsafe-eval'");
+  // WebMCP registers tools only in an origin-keyed agent cluster; other engines need the header.
+  expect(response?.headers()["origin-agent-cluster"]).toBe("?1");
+  expect(await page.evaluate(() => (window as any).originAgentCluster)).toBe(true);
   await waitForPrompt(page);
   expect(failed).toEqual([]);
   // Headless Chromium never asks for /favicon.ico, a headed browser does unless the page names

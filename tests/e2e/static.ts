@@ -1,12 +1,16 @@
-// A static server for the test pages (tests/e2e/pages) and the built wasm package
-// (wterm-wasm/pkg, under /pkg/), on 127.0.0.1 and a free port. `bash wterm-wasm/build.sh` must
-// have run.
+// A static server for the test pages (tests/e2e/pages), the built wasm package
+// (wterm-wasm/pkg, under /pkg/) and a few npm files the pages load (under /vendor/), on
+// 127.0.0.1 and a free port. `bash wterm-wasm/build.sh` must have run.
 import { createServer, type Server } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize, resolve } from "node:path";
 
 const PAGES = resolve("tests/e2e/pages");
 const PKG = resolve("wterm-wasm/pkg");
+/** Files from npm packages a test page loads, by their path under /vendor/. */
+const VENDOR: Record<string, string> = {
+  "mcp-b-global.js": resolve("node_modules/@mcp-b/global/dist/index.iife.js"),
+};
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript",
@@ -23,6 +27,12 @@ export interface StaticServer {
 export async function serveTestPages(): Promise<StaticServer> {
   const server: Server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    const vendored = path.startsWith("/vendor/") ? VENDOR[path.slice(8)] : undefined;
+    if (vendored) {
+      res.writeHead(200, { "content-type": TYPES[".js"], "cache-control": "no-store" });
+      res.end(await readFile(vendored));
+      return;
+    }
     const [root, rel] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : [PAGES, path.slice(1) || "index.html"];
     const file = normalize(join(root, rel));
     if (!file.startsWith(root)) {

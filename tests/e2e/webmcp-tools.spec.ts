@@ -121,6 +121,7 @@ test("list_terminals reports the state object", async ({ page }) => {
       title: "My Title",
       cwd: "/home/me/my dir",
       shellIntegration: { state: "input" },
+      inputSeq: 0,
     },
     {
       name: "logs",
@@ -131,6 +132,7 @@ test("list_terminals reports the state object", async ({ page }) => {
       cursor: { row: 0, col: 0, visible: true },
       alternateScreen: false,
       scrollbackRows: 0,
+      inputSeq: 0,
     },
   ]);
 
@@ -307,13 +309,15 @@ test("type_in_terminal types like the keyboard, submits after 150 ms, pastes mul
   expect(await call(page, "type_in_terminal", { text: "echo hi" })).toEqual({
     ok: true,
     terminal: "terminal",
+    seq: 1,
+    bytes: 7,
     typed: 7,
     submitted: false,
   });
   expect(await sent(page, "a")).toBe("echo hi");
 
   const r = await call(page, "type_in_terminal", { text: " there", submit: true });
-  expect(r).toEqual({ ok: true, terminal: "terminal", typed: 6, submitted: true });
+  expect(r).toEqual({ ok: true, terminal: "terminal", seq: 2, bytes: 7, typed: 6, submitted: true });
   const rec = await page.evaluate(() => {
     const t = (window as any).harness.terms.a;
     return { data: t.data, times: t.times };
@@ -370,7 +374,7 @@ test("press_terminal_keys encodes for the program's current modes", async ({ pag
   await open(page);
   await make(page, "a", { webmcp: true, record: true });
   const keys = ["Ctrl+C", "ArrowUp", "Ctrl+ArrowLeft", "Shift+Tab", "Enter", "a", "Esc", "F1", "ctrl+shift+a", "Alt+x", "Space", "PgUp"];
-  expect(await call(page, "press_terminal_keys", { keys })).toEqual({ ok: true, terminal: "terminal", pressed: 12 });
+  expect(await call(page, "press_terminal_keys", { keys })).toEqual({ ok: true, terminal: "terminal", seq: 1, bytes: 27, pressed: 12 });
   expect(await sent(page, "a")).toBe("\x03\x1b[A\x1b[1;5D\x1b[Z\ra\x1b\x1bOP\x01\x1bx \x1b[5~");
 
   const since = async (fn: () => Promise<unknown>) => {
@@ -605,8 +609,8 @@ test("an older provider on navigator.modelContext: registered and unregistered b
   expect(defs).toEqual([
     { name: "list_terminals", annotations: { readOnlyHint: true, untrustedContentHint: true }, schemaType: "object", execute: "function" },
     { name: "read_terminal", annotations: { readOnlyHint: true, untrustedContentHint: true }, schemaType: "object", execute: "function" },
-    { name: "type_in_terminal", annotations: { readOnlyHint: false }, schemaType: "object", execute: "function" },
-    { name: "press_terminal_keys", annotations: { readOnlyHint: false }, schemaType: "object", execute: "function" },
+    { name: "type_in_terminal", annotations: { readOnlyHint: false, consequentialHint: true }, schemaType: "object", execute: "function" },
+    { name: "press_terminal_keys", annotations: { readOnlyHint: false, consequentialHint: true }, schemaType: "object", execute: "function" },
   ]);
 
   expect((await legacyCall("list_terminals")).terminals.map((t: any) => t.name)).toEqual(["terminal", "terminal-2"]);

@@ -6,12 +6,14 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wterm_core::limits::{MAX_COLS, MAX_ROWS, MAX_SCROLLBACK_ROWS, MIN_COLS, MIN_ROWS};
 
+use crate::limits::MAX_EXPOSED_ORIGINS;
+
 /// Longest excerpt of a bad string argument quoted back in an error, in characters.
 const ERROR_EXCERPT_CHARS: usize = 40;
 
 /// WebMCP settings from the `webmcp` option or `setWebMCP` (spec `webmcp-tools.md`, "Enabling
 /// WebMCP"); the `webmcp` module registers the terminal with them once it is initialized.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct WebMcpConfig {
     /// Requested tool-facing name; `None` means the default (`"terminal"`).
     pub(crate) name: Option<String>,
@@ -19,6 +21,24 @@ pub(crate) struct WebMcpConfig {
     pub(crate) description: Option<String>,
     /// Agents may read but not type or press keys.
     pub(crate) read_only: bool,
+    /// What is typed here has real consequences (a shell runs it): the typing tools carry
+    /// `consequentialHint: true` (spec "Provider and registration"). Default true.
+    pub(crate) consequential: bool,
+    /// Origins of pages that embed this one and may see its tools (`registerTool`'s
+    /// `exposedTo`); empty: none given.
+    pub(crate) exposed_to: Vec<String>,
+}
+
+impl Default for WebMcpConfig {
+    fn default() -> Self {
+        WebMcpConfig {
+            name: None,
+            description: None,
+            read_only: false,
+            consequential: true,
+            exposed_to: Vec::new(),
+        }
+    }
 }
 
 /// The callbacks for one kind of event: the one from the constructor's options, then those
@@ -254,7 +274,11 @@ fn is_plain_object(v: &JsValue) -> bool {
     v.is_object() && !v.is_function() && !js_sys::Array::is_array(v)
 }
 
-/// Parses the `webmcp` option: `true`/`false` or `{name?, description?, readOnly?}`.
+/// The shape of a `webmcp` options object, for error messages.
+const WEBMCP_SHAPE: &str = "{name?, description?, readOnly?, consequential?, exposedTo?}";
+
+/// Parses the `webmcp` option: `true`/`false` or
+/// `{name?, description?, readOnly?, consequential?, exposedTo?}`.
 pub(crate) fn webmcp_arg(v: &JsValue, name: &str) -> Result<Option<WebMcpConfig>, JsError> {
     if absent(v) {
         return Ok(None);
@@ -264,10 +288,11 @@ pub(crate) fn webmcp_arg(v: &JsValue, name: &str) -> Result<Option<WebMcpConfig>
     }
     if !is_plain_object(v) {
         return Err(JsError::new(&format!(
-            "{name} must be a boolean or an object {{name?, description?, readOnly?}}; got {}",
+            "{name} must be a boolean or an object {WEBMCP_SHAPE}; got {}",
             describe(v)
         )));
     }
+    let flag = |key: &str| opt_bool(&prop(v, key, name)?, &format!("{name}.{key}"));
     Ok(Some(WebMcpConfig {
         name: opt_string(&prop(v, "name", name)?, &format!("{name}.name"), true)?,
         description: opt_string(
@@ -275,13 +300,71 @@ pub(crate) fn webmcp_arg(v: &JsValue, name: &str) -> Result<Option<WebMcpConfig>
             &format!("{name}.description"),
             false,
         )?,
-        read_only: opt_bool(&prop(v, "readOnly", name)?, &format!("{name}.readOnly"))?
-            .unwrap_or(false),
+        read_only: flag("readOnly")?.unwrap_or(false),
+        consequential: flag("consequential")?.unwrap_or(true),
+        exposed_to: origins_arg(&prop(v, "exposedTo", name)?, &format!("{name}.exposedTo"))?,
     }))
 }
 
+/// Parses `exposedTo`: `undefined`/`null` (none) or an array of 1..[`MAX_EXPOSED_ORIGINS`]
+/// origins, each `scheme://host[:port]` with nothing after it (the provider decides which
+/// origins it accepts: Chromium takes secure ones only).
+fn origins_arg(v: &JsValue, name: &str) -> Result<Vec<String>, JsError> {
+    if absent(v) {
+        return Ok(Vec::new());
+    }
+    let list = match v.dyn_ref::<js_sys::Array>() {
+        Some(a) if (1..=MAX_EXPOSED_ORIGINS).contains(&(a.length() as usize)) => a,
+        _ => {
+            return Err(JsError::new(&format!(
+                "{name} must be an array of 1..{MAX_EXPOSED_ORIGINS} origins such as \
+                 \"https://embedder.example\"; got {}",
+                describe(v)
+            )))
+        }
+    };
+    // A plain loop: an iterator chain collecting into a Result costs the module about 1 KB.
+    let mut origins = Vec::new();
+    for i in 0..list.length() {
+        let o = list.get(i);
+        match o.as_string().filter(|s| is_origin(s)) {
+            Some(s) => origins.push(s),
+            None => {
+                return Err(JsError::new(&format!(
+                    "{name}[{i}] must be an origin (scheme://host[:port], no path); got {}",
+                    describe(&o)
+                )))
+            }
+        }
+    }
+    Ok(origins)
+}
+
+/// Whether `s` looks like a serialized origin: `scheme://host[:port]`, no path, query,
+/// fragment, credentials or spaces. Bytes, not `str` searching, to keep the module small.
+fn is_origin(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some(colon) = b.iter().position(|&c| c == b':') else {
+        return false;
+    };
+    let (scheme, rest) = b.split_at(colon);
+    scheme.first().is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || b"+-.".contains(c))
+        && rest.len() > 3
+        && rest.starts_with(b"://")
+        && !rest[3..].iter().any(|c| b"/?#@ \t\r\n".contains(c))
+}
+
 /// The keys of a `webmcp` options object.
-const WEBMCP_KEYS: [&str; 3] = ["name", "description", "readOnly"];
+const WEBMCP_KEYS: [&str; 5] = [
+    "name",
+    "description",
+    "readOnly",
+    "consequential",
+    "exposedTo",
+];
 
 fn has_key(v: &JsValue, key: &str) -> bool {
     js_sys::Reflect::get(v, &JsValue::from_str(key)).is_ok_and(|x| !x.is_undefined())
@@ -304,8 +387,9 @@ pub(crate) fn webmcp_update(
             .collect();
         if !unknown.is_empty() {
             return Err(JsError::new(&format!(
-                "{name} has unknown keys {}; accepted: name, description, readOnly",
-                unknown.join(", ")
+                "{name} has unknown keys {}; accepted: {}",
+                unknown.join(", "),
+                WEBMCP_KEYS.join(", ")
             )));
         }
     }
@@ -327,6 +411,16 @@ pub(crate) fn webmcp_update(
                 new.read_only
             } else {
                 cur.read_only
+            },
+            consequential: if has_key(v, "consequential") {
+                new.consequential
+            } else {
+                cur.consequential
+            },
+            exposed_to: if has_key(v, "exposedTo") {
+                new.exposed_to
+            } else {
+                cur.exposed_to.clone()
             },
         }),
         (parsed, _) => parsed,

@@ -60,6 +60,17 @@ export interface WTermWebMCPOptions {
   description?: string;
   /** Agents may read but not type or press keys. Default false. */
   readOnly?: boolean;
+  /**
+   * What is typed here has real consequences (a shell runs it), so the typing tools carry
+   * `consequentialHint: true` and agent hosts may ask the person first. Set `false` only for a
+   * terminal whose input cannot do harm (a sandbox, a demo). Default true.
+   */
+  consequential?: boolean;
+  /**
+   * Origins of pages that embed this one in an iframe and may see its tools (passed to
+   * `registerTool` as `exposedTo`), 1..16 of them, e.g. `["https://app.example"]`.
+   */
+  exposedTo?: string[];
 }
 
 /** Options of `new WTerm(element, options)`. */
@@ -255,11 +266,11 @@ impl WTerm {
     }
 
     /// Turns the terminal's WebMCP tools on or changes their options (`true` or
-    /// `{name?, description?, readOnly?}`), or withdraws the terminal with `false` (spec
-    /// `webmcp-tools.md`, "Enabling WebMCP"). Takes effect at once on an initialized terminal
-    /// (at `init()` otherwise); withdrawing ends the calls in progress for it. A new name that
-    /// another terminal has gets a suffix (`-2`, `-3`, ...), with a console warning. Does
-    /// nothing after `destroy()`.
+    /// `{name?, description?, readOnly?, consequential?, exposedTo?}`), or withdraws the
+    /// terminal with `false` (spec `webmcp-tools.md`, "Enabling WebMCP"). Takes effect at once
+    /// on an initialized terminal (at `init()` otherwise); withdrawing ends the calls in
+    /// progress for it. A new name that another terminal has gets a suffix (`-2`, `-3`, ...),
+    /// with a console warning. Does nothing after `destroy()`.
     ///
     /// Throws when `options` is not one of those, naming what is accepted.
     #[wasm_bindgen(js_name = setWebMCP)]
@@ -269,8 +280,8 @@ impl WTerm {
     ) -> Result<(), JsError> {
         if options.is_undefined() || options.is_null() {
             return Err(JsError::new(
-                "options must be false, true or an object {name?, description?, readOnly?}; \
-                 got undefined",
+                "options must be false, true or an object {name?, description?, readOnly?, \
+                 consequential?, exposedTo?}; got undefined",
             ));
         }
         let (cfg, id, ready) = {

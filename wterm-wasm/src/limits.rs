@@ -38,6 +38,15 @@ pub(crate) const MAX_KEYS: usize = 64;
 /// separate key press rather than a pasted newline.
 pub(crate) const SUBMIT_DELAY_MS: u32 = 150;
 
+/// Most origins one terminal's `webmcp.exposedTo` lists (the registrations get the origins of
+/// all the page's terminals); a longer list is refused with an error.
+pub(crate) const MAX_EXPOSED_ORIGINS: usize = 16;
+
+/// What agent hosts keep of a tool's description in their summary, in bytes of UTF-8
+/// (agent-browser's 160): each description's first sentence, which says what the tool does,
+/// ends within it (checked when compiling, `webmcp/tools.rs`).
+pub(crate) const SUMMARY_BYTES: usize = 160;
+
 /// Shortest time between two wait checks made right after output (in a microtask), in
 /// milliseconds: about one animation frame. Output arriving sooner after such a check is
 /// checked at the next frame instead, so a flood of output costs at most about two checks per

@@ -43,6 +43,11 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-e
     style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// `Origin-Agent-Cluster: ?1` on the page and its package: the WebMCP draft lets a document
+/// register tools only when its agent cluster is origin-keyed; Chromium keys by default, other
+/// engines need this header (issue 24).
+pub const ORIGIN_AGENT_CLUSTER: &str = "?1";
+
 /// `Strict-Transport-Security` with `--hsts` (TLS only): one year, this host only.
 pub const HSTS: &str = "max-age=31536000";
 
@@ -66,6 +71,10 @@ pub fn router(state: AppState) -> Router {
         .layer(SetResponseHeaderLayer::overriding(
             header::REFERRER_POLICY,
             HeaderValue::from_static("no-referrer"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::HeaderName::from_static("origin-agent-cluster"),
+            HeaderValue::from_static(ORIGIN_AGENT_CLUSTER),
         ));
     let others = Router::new()
         .merge(page::routes(state.clone()))

@@ -1,7 +1,8 @@
-//! Tool calls in progress for one terminal: waiting `read_terminal`s and the pending Enter of
-//! `type_in_terminal` with `submit`. They belong to the terminal ([`Calls`] is a field of
-//! `term::Inner`): destroying or withdrawing it ends them all with an error result, so a wait
-//! can never return output written afterwards.
+//! Tool calls in progress for one terminal: waiting `read_terminal`s, the pending Enter of
+//! `type_in_terminal` with `submit`, and input calls queued behind that Enter; with them the
+//! terminal's input sequence (spec "Input sequence"). They belong to the terminal ([`Calls`]
+//! is a field of `term::Inner`): destroying or withdrawing it ends them all with an error
+//! result, so a wait can never return output written afterwards.
 //!
 //! Waits are driven by output, never by polling (spec `read_terminal`). A write with waiters
 //! present asks for one check at the next animation frame (the frame that draws the output), or
@@ -61,12 +62,80 @@ pub(crate) struct WaitCore {
 /// What an answer carries besides the state and the text.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Answer {
-    /// `type_in_terminal`: characters typed and whether Enter was pressed; the answer starts
-    /// with `ok`, `terminal`, `typed`, `submitted`.
-    pub(crate) typed: Option<(usize, bool)>,
+    /// `type_in_terminal` and `press_terminal_keys`: what the call sent; the answer starts with
+    /// `ok`, `terminal`, `seq`, `bytes` and `typed`, `submitted` or `pressed`.
+    pub(crate) input: Option<InputAnswer>,
     /// `waitForCommand`: the command whose result goes in `command` (once it exists); waiting
     /// means waiting until it finished.
     pub(crate) command: Option<CommandWait>,
+}
+
+/// What an accepted input call sent (spec "Input sequence").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InputAnswer {
+    /// The call's number in its terminal's input sequence, from 1.
+    pub(crate) seq: u64,
+    /// Bytes sent to the program, the Enter of a submit included once it is pressed.
+    pub(crate) bytes: usize,
+    pub(crate) kind: InputKind,
+}
+
+/// The tool-specific part of an [`InputAnswer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InputKind {
+    /// `type_in_terminal`: characters (Unicode scalars) typed, and whether Enter was pressed.
+    Typed { chars: usize, submitted: bool },
+    /// `press_terminal_keys`: keys pressed.
+    Pressed(usize),
+}
+
+/// Where the Enter of a `type_in_terminal` with `submit` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Enter {
+    /// Due [`SUBMIT_DELAY_MS`] after the text.
+    ///
+    /// [`SUBMIT_DELAY_MS`]: crate::limits::SUBMIT_DELAY_MS
+    Pending,
+    Pressed,
+    /// Never pressed: the call was cancelled, or the terminal withdrawn, destroyed or made
+    /// read-only, before it.
+    Cancelled,
+}
+
+impl Enter {
+    /// The state object's `lastInput.enter`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Enter::Pending => "pending",
+            Enter::Pressed => "pressed",
+            Enter::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The newest accepted input call of a terminal, for the state object's `lastInput`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LastInput {
+    pub(crate) seq: u64,
+    pub(crate) tool: super::tools::Tool,
+    /// Bytes sent so far.
+    pub(crate) bytes: usize,
+    /// With `submit`: its Enter.
+    pub(crate) enter: Option<Enter>,
+}
+
+/// An input call that arrived while an earlier call's Enter was pending on the same terminal:
+/// it runs once that Enter is pressed or cancelled, so calls reach the program in the order of
+/// their sequence numbers and never interleave. Until then it has sent nothing and has no
+/// number; cancelling it then means nothing of it went out.
+pub(crate) struct Queued {
+    pub(crate) call: u64,
+    pub(crate) tool: super::tools::Tool,
+    pub(crate) input: JsValue,
+    pub(crate) client: JsValue,
+    pub(crate) settle: Settle,
+    /// Rejects the call when the agent's `AbortSignal` fires.
+    pub(crate) _abort: Option<Listener>,
 }
 
 /// A `read_terminal` (or a `type_in_terminal` that waits) waiting for text, idle output, a
@@ -88,8 +157,8 @@ pub(crate) struct Waiter {
 pub(crate) struct Submit {
     pub(crate) call: u64,
     pub(crate) settle: Settle,
-    /// The result once Enter is pressed.
-    pub(crate) result: JsValue,
+    /// The answer once Enter is pressed (its bytes then grow by the Enter's).
+    pub(crate) input: InputAnswer,
     /// The wait that follows the Enter, and the agent's signal for it.
     pub(crate) then: Option<(WaitCore, Option<AbortSignal>)>,
     /// Presses Enter.
@@ -107,6 +176,11 @@ pub(crate) struct Calls {
     next_call: u64,
     pub(crate) waiters: Vec<Waiter>,
     pub(crate) submits: Vec<Submit>,
+    /// Input calls waiting for a pending Enter, oldest first.
+    pub(crate) queued: Vec<Queued>,
+    /// Accepted input calls so far: the newest one's number (spec "Input sequence").
+    pub(crate) input_seq: u64,
+    pub(crate) last_input: Option<LastInput>,
     /// When output last arrived while a wait was in progress (`performance.now()` ms).
     pub(crate) last_output: f64,
     /// Enter reached the program while no command ran: `Some(newest record id then)`; the
@@ -143,6 +217,9 @@ impl Calls {
             next_call: 1,
             waiters: Vec::new(),
             submits: Vec::new(),
+            queued: Vec::new(),
+            input_seq: 0,
+            last_input: None,
             last_output: f64::MIN,
             submitted: None,
             check_due: false,
@@ -157,6 +234,37 @@ impl Calls {
         let c = self.next_call;
         self.next_call += 1;
         c
+    }
+
+    /// Numbers an input call of `tool` that has just sent `bytes` (and, with `enter`, has its
+    /// Enter pending); returns its number.
+    pub(crate) fn input_sent(
+        &mut self,
+        tool: super::tools::Tool,
+        bytes: usize,
+        enter: bool,
+    ) -> u64 {
+        self.input_seq += 1;
+        self.last_input = Some(LastInput {
+            seq: self.input_seq,
+            tool,
+            bytes,
+            enter: enter.then_some(Enter::Pending),
+        });
+        self.input_seq
+    }
+
+    /// The pending Enter of input call `seq` was pressed (`Some(bytes)`) or will never be
+    /// (`None`).
+    pub(crate) fn enter_done(&mut self, seq: u64, pressed: Option<usize>) {
+        if let Some(last) = self.last_input.as_mut().filter(|l| l.seq == seq) {
+            last.bytes += pressed.unwrap_or(0);
+            last.enter = Some(if pressed.is_some() {
+                Enter::Pressed
+            } else {
+                Enter::Cancelled
+            });
+        }
     }
 
     /// Program output arrived: waiters are checked in a microtask (at most once per
@@ -209,8 +317,12 @@ impl Calls {
         for w in self.waiters.drain(..) {
             w.settle.resolve(&result);
         }
-        for s in self.submits.drain(..) {
+        for s in std::mem::take(&mut self.submits) {
+            self.enter_done(s.input.seq, None);
             s.settle.resolve(&result);
+        }
+        for q in self.queued.drain(..) {
+            q.settle.resolve(&result);
         }
         self.check_due = false;
         self.check_timer = None;
@@ -256,10 +368,50 @@ pub(crate) fn remove_waiter(inner: &mut Inner, call: u64) -> Option<Settle> {
     Some(inner.mcp.waiters.remove(i).settle)
 }
 
-/// Removes pending submit `call`; its timer and abort listener stop with it.
+/// Removes pending submit `call` (its Enter is never pressed); its timer and abort listener
+/// stop with it, and the queued input calls go on.
 pub(crate) fn remove_submit(inner: &mut Inner, call: u64) -> Option<Settle> {
     let i = inner.mcp.submits.iter().position(|s| s.call == call)?;
-    Some(inner.mcp.submits.remove(i).settle)
+    let submit = inner.mcp.submits.remove(i);
+    inner.mcp.enter_done(submit.input.seq, None);
+    run_queued_soon(inner);
+    Some(submit.settle)
+}
+
+/// Removes queued input call `call`, which has sent nothing.
+pub(crate) fn remove_queued(inner: &mut Inner, call: u64) -> Option<Settle> {
+    let i = inner.mcp.queued.iter().position(|q| q.call == call)?;
+    Some(inner.mcp.queued.remove(i).settle)
+}
+
+/// Runs the queued input calls once no Enter is pending, in a microtask: the caller holds the
+/// terminal's borrow, and a call runs without one.
+pub(crate) fn run_queued_soon(inner: &Inner) {
+    if inner.mcp.queued.is_empty() || !inner.mcp.submits.is_empty() {
+        return;
+    }
+    let w = inner.mcp.weak.clone();
+    let task = Closure::once_into_js(move || run_queued(&w));
+    if let Some(window) = web_sys::window() {
+        window.queue_microtask(task.unchecked_ref());
+    }
+}
+
+/// Runs queued input calls in order until one leaves an Enter pending (the rest wait for it).
+fn run_queued(weak: &Weak<RefCell<Inner>>) {
+    loop {
+        let Some(shared) = weak.upgrade() else { return };
+        let next = match shared.try_borrow_mut() {
+            Ok(mut inner) if inner.mcp.submits.is_empty() && !inner.mcp.queued.is_empty() => {
+                inner.mcp.queued.remove(0)
+            }
+            _ => return,
+        };
+        drop(shared);
+        let answer = super::tools::run(next.tool, &next.input, &next.client, false);
+        // Resolving with a Promise (a call that waits) adopts it.
+        next.settle.resolve(&answer);
+    }
 }
 
 /// Checks all waiters if output arrived since the last check (from the animation frame, the

@@ -6,6 +6,8 @@
 //!   (`document.modelContext`, else `navigator.modelContext`) and the hand-written
 //!   `registerTool` binding. `list_terminals`/`read_terminal` are registered while any terminal
 //!   has WebMCP on, `type_in_terminal`/`press_terminal_keys` while any of them is writable.
+//!   A registration carries the page's hints and origins (`consequentialHint`, `exposedTo`);
+//!   when those change, the tools concerned are registered again.
 //! - `registry`: names (de-duplicated) and the choice of terminal for a call.
 //! - `tools`: the tool definitions and what each call does; `args`: argument checks.
 //! - `calls`: calls in progress, owned by their terminal; `wait`: when a wait is over.
@@ -35,7 +37,7 @@ pub(crate) use command::newest_id;
 use crate::js::{quote, WebMcpConfig};
 use crate::term::Inner;
 use registry::{Entries, Target};
-use tools::Tool;
+use tools::{Tool, CONSEQUENTIAL};
 
 #[wasm_bindgen]
 extern "C" {
@@ -58,8 +60,19 @@ extern "C" {
 /// hold on to it after the tool is unregistered, and calling a dropped closure throws.
 type Execute = Closure<dyn FnMut(JsValue, JsValue) -> JsValue>;
 
+/// What a registration was made with, beyond the tool itself: when the page's terminals
+/// change it, the tool is registered again.
+#[derive(Clone, PartialEq, Eq)]
+struct Shape {
+    /// `annotations.consequentialHint: true` (the typing tools only).
+    consequential: bool,
+    /// `exposedTo` of the registration options; empty: left out.
+    exposed_to: Vec<String>,
+}
+
 /// One live registration of a tool.
 struct Registration {
+    shape: Shape,
     /// Aborting it unregisters the tool (current API).
     controller: AbortController,
     /// The handle an older provider returned (directly or from its Promise), to `unregister()`.
@@ -87,16 +100,22 @@ thread_local! {
     static PAGE: RefCell<Page> = RefCell::new(Page::default());
 }
 
+/// A tool to register, with what its registration needs.
+struct Register {
+    provider: JsValue,
+    tool: Tool,
+    definition: Object,
+    options: Object,
+    /// The definition carries `consequentialHint`, which a provider following an older draft
+    /// may refuse: then it is registered again without it.
+    fallback: bool,
+    handle: Rc<RefCell<Option<JsValue>>>,
+    live: Rc<Cell<bool>>,
+}
+
 /// What to do with the provider once the registry is released.
 enum Action {
-    Register {
-        provider: JsValue,
-        tool: Tool,
-        definition: Object,
-        signal: web_sys::AbortSignal,
-        handle: Rc<RefCell<Option<JsValue>>>,
-        live: Rc<Cell<bool>>,
-    },
+    Register(Register),
     Unregister(Registration),
     Warn(String),
 }
@@ -176,43 +195,59 @@ fn sync(p: &mut Page, actions: &mut Vec<Action>) {
     p.entries.prune();
     let any = !p.entries.is_empty();
     let writable = p.entries.any_writable();
+    let consequential = p.entries.any_consequential();
+    let exposed_to = p.entries.exposed_to();
     let provider = p.provider.clone();
     for tool in Tool::ALL {
         let want = if tool.writes() { writable } else { any };
+        let shape = Shape {
+            consequential: tool.writes() && consequential,
+            exposed_to: exposed_to.clone(),
+        };
         let slot = &mut p.slots[tool.index()];
-        match (want, slot.registration.is_some(), &provider) {
-            (true, false, Some(provider)) => {
-                let execute = slot.execute.get_or_insert_with(|| {
-                    Closure::new(move |input: JsValue, client: JsValue| {
-                        tools::execute(tool, input, client)
-                    })
-                });
-                let definition = tool.definition(execute.as_ref());
-                let Ok(controller) = AbortController::new() else {
-                    continue;
-                };
-                let registration = Registration {
-                    controller,
-                    handle: Rc::new(RefCell::new(None)),
-                    live: Rc::new(Cell::new(true)),
-                };
-                actions.push(Action::Register {
-                    provider: provider.clone(),
-                    tool,
-                    definition,
-                    signal: registration.controller.signal(),
-                    handle: registration.handle.clone(),
-                    live: registration.live.clone(),
-                });
-                slot.registration = Some(registration);
+        // A registration made with other hints or origins is replaced: providers take a tool's
+        // definition once, at registration.
+        if slot
+            .registration
+            .as_ref()
+            .is_some_and(|r| !want || r.shape != shape)
+        {
+            if let Some(r) = slot.registration.take() {
+                actions.push(Action::Unregister(r));
             }
-            (false, true, _) => {
-                if let Some(r) = slot.registration.take() {
-                    actions.push(Action::Unregister(r));
-                }
-            }
-            _ => {}
         }
+        let (true, None, Some(provider)) = (want, &slot.registration, &provider) else {
+            continue;
+        };
+        let execute = slot.execute.get_or_insert_with(|| {
+            Closure::new(move |input: JsValue, client: JsValue| tools::execute(tool, input, client))
+        });
+        let definition = tool.definition(execute.as_ref(), shape.consequential);
+        let Ok(controller) = AbortController::new() else {
+            continue;
+        };
+        let options = Object::new();
+        let _ = Reflect::set(&options, &"signal".into(), &controller.signal());
+        if !shape.exposed_to.is_empty() {
+            let origins: js_sys::Array = shape.exposed_to.iter().map(JsValue::from).collect();
+            let _ = Reflect::set(&options, &"exposedTo".into(), &origins);
+        }
+        let registration = Registration {
+            controller,
+            handle: Rc::new(RefCell::new(None)),
+            live: Rc::new(Cell::new(true)),
+            shape,
+        };
+        actions.push(Action::Register(Register {
+            provider: provider.clone(),
+            tool,
+            definition,
+            options,
+            fallback: registration.shape.consequential,
+            handle: registration.handle.clone(),
+            live: registration.live.clone(),
+        }));
+        slot.registration = Some(registration);
     }
 }
 
@@ -246,45 +281,48 @@ fn perform(actions: Vec<Action>) {
                     unregister_handle(&h);
                 }
             }
-            Action::Register {
-                provider,
-                tool,
-                definition,
-                signal,
-                handle,
-                live,
-            } => {
-                let options = Object::new();
-                let _ = Reflect::set(&options, &"signal".into(), &signal);
-                let mc: &ModelContext = provider.unchecked_ref();
-                let returned = match mc.register_tool(&definition, &options) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        warn(
-                            &format!("wterm: WebMCP tool {} was not registered:", tool.name()),
-                            &e,
-                        );
-                        continue;
-                    }
-                };
-                take_handle(&returned, &handle, &live);
-                if let Some(thenable) = as_thenable(&returned) {
-                    let name = tool.name();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        match wasm_bindgen_futures::JsFuture::from(thenable).await {
-                            Ok(v) => take_handle(&v, &handle, &live),
-                            // A rejection caused by our own abort is not a failure.
-                            Err(e) if live.get() => warn(
-                                &format!("wterm: WebMCP tool {name} was not registered:"),
-                                &e,
-                            ),
-                            Err(_) => {}
-                        }
-                    });
-                }
-            }
+            Action::Register(r) => register(r),
         }
     }
+}
+
+/// Registers a tool. When the provider refuses a definition that carries `consequentialHint`
+/// (it throws, or its Promise rejects), the tool is registered once more without it, as an
+/// older draft defines it: an annotation a provider does not know must not cost the page its
+/// tools (issue 24). Other refusals are console warnings.
+fn register(r: Register) {
+    let mc: &ModelContext = r.provider.unchecked_ref();
+    let returned = match mc.register_tool(&r.definition, &r.options) {
+        Ok(v) => v,
+        Err(e) => return refused(r, e),
+    };
+    take_handle(&returned, &r.handle, &r.live);
+    if let Some(thenable) = as_thenable(&returned) {
+        wasm_bindgen_futures::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(thenable).await {
+                Ok(v) => take_handle(&v, &r.handle, &r.live),
+                // A rejection caused by our own abort is not a failure.
+                Err(e) if r.live.get() => refused(r, e),
+                Err(_) => {}
+            }
+        });
+    }
+}
+
+/// The provider refused registration `r` with `e`.
+fn refused(mut r: Register, e: JsValue) {
+    if !r.fallback {
+        return warn(
+            &format!("wterm: WebMCP tool {} was not registered:", r.tool.name()),
+            &e,
+        );
+    }
+    if let Ok(annotations) = Reflect::get(&r.definition, &"annotations".into()) {
+        let annotations: &Object = annotations.unchecked_ref();
+        let _ = Reflect::delete_property(annotations, &CONSEQUENTIAL.into());
+    }
+    r.fallback = false;
+    register(r);
 }
 
 /// Keeps `v` as the registration's handle when it has `unregister()`; when the registration
@@ -336,7 +374,7 @@ fn entry_info(id: u64) -> Option<(String, Option<String>, bool)> {
 /// destroyed", "withdrew its WebMCP tools"). Answers are error results, never output written
 /// afterwards.
 pub(crate) fn end_calls(inner: &mut Inner, why: &str) {
-    if inner.mcp.waiters.is_empty() && inner.mcp.submits.is_empty() {
+    if inner.mcp.waiters.is_empty() && inner.mcp.submits.is_empty() && inner.mcp.queued.is_empty() {
         return;
     }
     let who = entry_info(inner.mcp.id)

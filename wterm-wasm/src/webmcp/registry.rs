@@ -21,6 +21,10 @@ pub(crate) struct Entry {
     pub(crate) requested: String,
     pub(crate) description: Option<String>,
     pub(crate) read_only: bool,
+    /// Typing here has real consequences (the `consequential` option).
+    pub(crate) consequential: bool,
+    /// Origins that may see the tools (the `exposedTo` option).
+    pub(crate) exposed_to: Vec<String>,
     /// The terminal; the registry never keeps it alive.
     pub(crate) term: Weak<RefCell<Inner>>,
 }
@@ -106,6 +110,24 @@ impl Entries {
         self.0.iter().any(|e| !e.read_only)
     }
 
+    /// Whether typing has real consequences on some terminal that accepts input: the typing
+    /// tools, shared by all terminals, then carry `consequentialHint: true`.
+    pub(crate) fn any_consequential(&self) -> bool {
+        self.0.iter().any(|e| !e.read_only && e.consequential)
+    }
+
+    /// The `exposedTo` origins of all terminals, each once, in the order first given: the
+    /// shared registrations serve every terminal.
+    pub(crate) fn exposed_to(&self) -> Vec<String> {
+        let mut all: Vec<String> = Vec::new();
+        for origin in self.0.iter().flat_map(|e| &e.exposed_to) {
+            if !all.contains(origin) {
+                all.push(origin.clone());
+            }
+        }
+        all
+    }
+
     pub(crate) fn get(&self, id: u64) -> Option<&Entry> {
         self.0.iter().find(|e| e.id == id)
     }
@@ -133,6 +155,8 @@ impl Entries {
             // Same name asked for: keep the one given (suffixed or not), warn no more.
             e.description = cfg.description.clone();
             e.read_only = cfg.read_only;
+            e.consequential = cfg.consequential;
+            e.exposed_to = cfg.exposed_to.clone();
             e.term = term;
             return None;
         }
@@ -144,6 +168,8 @@ impl Entries {
             requested,
             description: cfg.description.clone(),
             read_only: cfg.read_only,
+            consequential: cfg.consequential,
+            exposed_to: cfg.exposed_to.clone(),
             term,
         };
         match self.0.iter_mut().find(|e| e.id == id) {
@@ -183,8 +209,8 @@ mod tests {
     fn cfg(name: Option<&str>, read_only: bool) -> WebMcpConfig {
         WebMcpConfig {
             name: name.map(str::to_string),
-            description: None,
             read_only,
+            ..WebMcpConfig::default()
         }
     }
 
@@ -226,6 +252,36 @@ mod tests {
         // Entries with dead handles are dropped.
         assert!(e.prune());
         assert!(e.is_empty());
+    }
+
+    #[test]
+    fn consequential_while_any_writable_terminal_is() {
+        let mut e = Entries::default();
+        assert!(!e.any_consequential());
+        let harmless = WebMcpConfig {
+            consequential: false,
+            exposed_to: vec!["https://a.example".into()],
+            ..cfg(None, false)
+        };
+        e.set(1, Weak::new(), &harmless);
+        assert!(!e.any_consequential());
+        let shell = WebMcpConfig {
+            exposed_to: vec!["https://b.example".into(), "https://a.example".into()],
+            ..cfg(Some("b"), false)
+        };
+        e.set(2, Weak::new(), &shell);
+        assert!(e.any_consequential());
+        assert_eq!(e.exposed_to(), ["https://a.example", "https://b.example"]);
+        // A read-only terminal cannot be typed into: its default does not count.
+        e.set(
+            2,
+            Weak::new(),
+            &WebMcpConfig {
+                read_only: true,
+                ..shell
+            },
+        );
+        assert!(!e.any_consequential());
     }
 
     #[test]
