@@ -25,6 +25,15 @@ const TYPES: Record<string, string> = {
   ".css": "text/css",
   ".wasm": "application/wasm",
 };
+/** What the consumer apps' own CSS sets on `.wterm` (tests/consumer/app/src/page.css and the
+ * bundler apps' CSS): the computed style must show it, not the package's defaults. */
+export const APP_THEME = { background: "rgb(12, 34, 56)", fontSize: "20px" };
+/** The `.wterm` element's computed background color and font size. */
+export const computedTheme = (page: Page) =>
+  page.evaluate(() => {
+    const s = getComputedStyle(document.querySelector(".wterm")!);
+    return { background: s.backgroundColor, fontSize: s.fontSize };
+  });
 const ALL_TOOLS = ["list_terminals", "press_terminal_keys", "read_terminal", "type_in_terminal"];
 const READ_TOOLS = ["list_terminals", "read_terminal"];
 
@@ -104,6 +113,9 @@ for (const { name, file } of PAGES) {
   test(`${name}: draws, echoes, registers WebMCP tools and applies prop changes live`, async ({ page }) => {
     await open(page, file);
     expect(await page.locator(".wterm").count()).toBe(1);
+    // The app's `.wterm { --wterm-bg; --wterm-font-size }` wins over the package's stylesheet,
+    // which is added to the document after the app's CSS.
+    expect(await computedTheme(page)).toEqual(APP_THEME);
     expect(await page.locator(".wterm-row").count()).toBeGreaterThan(5);
 
     // Local echo: no onData and no relay.
