@@ -6,7 +6,8 @@
 #
 # Needs wterm-wasm/pkg (run `bash wterm-wasm/build.sh` first) and the npm registry (first run
 # only). Leaves the built app in $WTERM_CONSUMER_DIR/dist (default: $TMPDIR/wterm-consumer/dist,
-# or /tmp/...), which tests/e2e/npm-consumer.spec.ts serves; the spec reads the same variable.
+# or /tmp/...), which tests/e2e/npm-consumer.spec.ts serves; the spec reads the same variable and
+# also runs the Vite dev server in the install (named in $WTERM_CONSUMER_DIR/current).
 #
 # Quick on re-runs: the install is kept in a directory named after a hash of the tarball and the
 # app's package.json, and the build is skipped when neither it nor the app's sources changed.
@@ -57,6 +58,8 @@ if [ -L "$install/node_modules/wterm-wasm" ] ||
   echo "run.sh: node_modules/wterm-wasm in $install is not the packed package" >&2
   exit 1
 fi
+# For tests/e2e/npm-consumer.spec.ts, which runs the app's Vite dev server in the install.
+echo "$install" > "$work/current"
 
 # 3. The app's sources next to the install, then type-check and build (skipped when unchanged).
 rm -rf "$install/src" "$install/typecheck"

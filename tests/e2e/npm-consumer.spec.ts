@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { screenText, startRelay, waitForPrompt } from "./relay";
+import { APP_THEME, computedTheme, currentInstall, startServer } from "./consumer";
 
 const DIST = join(process.env.WTERM_CONSUMER_DIR || join(process.env.TMPDIR || "/tmp", "wterm-consumer"), "dist");
 const PAGES = [
@@ -25,15 +26,6 @@ const TYPES: Record<string, string> = {
   ".css": "text/css",
   ".wasm": "application/wasm",
 };
-/** What the consumer apps' own CSS sets on `.wterm` (tests/consumer/app/src/page.css and the
- * bundler apps' CSS): the computed style must show it, not the package's defaults. */
-export const APP_THEME = { background: "rgb(12, 34, 56)", fontSize: "20px" };
-/** The `.wterm` element's computed background color and font size. */
-export const computedTheme = (page: Page) =>
-  page.evaluate(() => {
-    const s = getComputedStyle(document.querySelector(".wterm")!);
-    return { background: s.backgroundColor, fontSize: s.fontSize };
-  });
 const ALL_TOOLS = ["list_terminals", "press_terminal_keys", "read_terminal", "type_in_terminal"];
 const READ_TOOLS = ["list_terminals", "read_terminal"];
 
@@ -205,6 +197,25 @@ for (const { name, file } of PAGES) {
     }
   });
 }
+
+// Vite 7's dev server, with the app's vite.config.js (optimizeDeps.exclude, as the package README
+// says for Vite 7): the wasm loads, and the app's CSS theme wins there too (the dev server adds
+// the app's CSS with a <style> from JS, before the terminal adds its own stylesheet).
+test("vite 7 dev server: the react page draws with the app's theme", async ({ page }) => {
+  const install = currentInstall("", "bash tests/consumer/run.sh");
+  const vite = await startServer("node_modules/.bin/vite", ["--port", "PORT", "--strictPort", "--host", "127.0.0.1"], install);
+  try {
+    await page.route("**/favicon.ico", (r) => r.fulfill({ status: 204 })); // the app has none
+    await page.goto(`${vite.base}/react.html`);
+    await page.waitForFunction(() => (window as any).__app?.ready === true, undefined, { timeout: 30_000 });
+    expect(await computedTheme(page)).toEqual(APP_THEME);
+    await page.locator(".wterm").click();
+    await page.keyboard.type("dev server");
+    await expect.poll(() => screenText(page)).toContain("dev server");
+  } finally {
+    await vite.close();
+  }
+});
 
 // The connection's life, once (the bindings share the client): a drop reconnects and rebuilds the
 // screen from the relay's snapshot; the shell's exit, a refused token and an unknown session are
