@@ -121,6 +121,8 @@ core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
 # waitForCommand with its bounded output, newOutputOnly, type_in_terminal's waits) add 4.9 KB:
 # 115.3 KB. Then 117: the "agent" event (WebMCP calls told to `addListener("agent")` /
 # `onAgent`, and `reportAgent` for the relay's MCP clients) measured +0.93 KB (116.12 → 117.05
-# KB with this machine's toolchain, where main's tree measured 116.1).
-CORE_BUDGET_KB=117.1
+# KB with this machine's toolchain, where main's tree measured 116.1). Then 117.3: the theme
+# defaults on :where(:root) (+11 bytes) and the `pasteWithCtrlV` option (+192 bytes) took
+# main's 117046 bytes to 117249 (issue 25).
+CORE_BUDGET_KB=117.3
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"

@@ -15,6 +15,7 @@ const OPTION_PROPS = [
   "cols",
   "rows",
   "scrollback",
+  "pasteWithCtrlV",
   "onData",
   "onResize",
   "onTitle",
