@@ -102,7 +102,8 @@ async function open(page: Page, file: string, fragment = ""): Promise<void> {
 }
 
 for (const { name, file } of PAGES) {
-  test(`${name}: draws, echoes, registers WebMCP tools and applies prop changes live`, async ({ page }) => {
+  test(`${name}: draws, echoes, registers WebMCP tools and applies prop changes live`, async ({ page, context }) => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await open(page, file);
     expect(await page.locator(".wterm").count()).toBe(1);
     // The app's `.wterm { --wterm-bg; --wterm-font-size }` wins over the package's stylesheet,
@@ -114,6 +115,10 @@ for (const { name, file } of PAGES) {
     await page.locator(".wterm").click();
     await page.keyboard.type("hello wterm");
     await expect.poll(() => screenText(page)).toContain("hello wterm");
+    // The app's pasteWithCtrlV reached the terminal: Ctrl+V pastes (and is echoed) instead of ^V.
+    await page.evaluate(() => navigator.clipboard.writeText(" pasted"));
+    await page.keyboard.press("Control+V");
+    await expect.poll(() => screenText(page)).toContain("hello wterm pasted");
 
     // The tools, and the handle each binding gives the app.
     await expect.poll(() => toolNames(page)).toEqual(ALL_TOOLS);
@@ -129,7 +134,7 @@ for (const { name, file } of PAGES) {
     expect(typed).toMatchObject({ ok: true, terminal: `${name}-term` });
     const read = await call(page, "read_terminal", { waitFor: "from agent", timeoutMs: 5000 });
     expect(read.timedOut).toBeUndefined();
-    expect(read.text).toContain("hello wterm from agent");
+    expect(read.text).toContain("hello wterm pasted from agent");
 
     // Prop changes reach the live terminal: rename + read-only, then size, then off and on.
     await page.evaluate(() => ((document.querySelector(".wterm") as HTMLElement).dataset.probe = "same"));
@@ -146,14 +151,14 @@ for (const { name, file } of PAGES) {
     await setProps(page, { webmcp: { name: `${name}-back` } });
     await expect.poll(() => toolNames(page)).toEqual(ALL_TOOLS);
     expect((await call(page, "read_terminal", { terminal: `${name}-back` })).text).toContain(
-      "hello wterm from agent",
+      "hello wterm pasted from agent",
     );
 
     // The same terminal all along: one created, its element and screen kept.
     expect(await app<number>(page, "created")).toBe(1);
     expect(await page.locator(".wterm").count()).toBe(1);
     expect(await page.locator(".wterm").getAttribute("data-probe")).toBe("same");
-    expect(await screenText(page)).toContain("hello wterm from agent");
+    expect(await screenText(page)).toContain("hello wterm pasted from agent");
   });
 
   test(`${name}: the relay client gets a real shell from a relay on another origin`, async ({ page }) => {
