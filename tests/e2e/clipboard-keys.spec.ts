@@ -39,6 +39,7 @@ test.beforeEach(async ({ context }) => {
 test("by default Ctrl+V sends ^V and Ctrl+Shift+V pastes; Ctrl+C sends ^C; Cmd+V is the browser's", async ({ page }) => {
   await makeTerminal(page, {});
   expect(await press(page, "Control+V")).toBe("\x16");
+  expect(await press(page, "Control+Shift+C")).toBe(""); // no selection: nothing to copy or send
   expect(await press(page, "Control+Shift+V")).toBe(CLIPBOARD);
   expect(await press(page, "Control+C")).toBe("\x03");
   expect(await press(page, "Meta+V")).not.toContain("\x16");

@@ -231,7 +231,8 @@ fn is_modifier(key: &str) -> bool {
 /// Ctrl+Shift+C with text selected in the terminal: copies it as the `copy` handler would
 /// (rows joined, trailing blanks trimmed). Chrome has no Ctrl+Shift+C copy of its own (it opens
 /// the inspector), so a terminal page must do it, as terminals on Linux do. Returns whether it
-/// copied; without a selection the key goes on to the program (Ctrl+C's kitty/modifier forms).
+/// copied; without a selection the key is left to the browser (`leave_to_browser`), and the
+/// program gets nothing.
 fn copy_chord(shared: &Shared, ev: &KeyboardEvent) -> bool {
     let chord = ev.ctrl_key() && ev.shift_key() && !ev.alt_key() && !ev.meta_key();
     if !chord || !ev.key().eq_ignore_ascii_case("c") {
