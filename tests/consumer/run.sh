@@ -83,4 +83,4 @@ else
   ls "$dist"/assets/*.wasm > /dev/null 2>&1 || { echo "run.sh: vite build emitted no .wasm" >&2; exit 1; }
   echo "$build_key" > "$dist/.build-key"
 fi
-echo "run.sh: built app in $dist (pages: index.html, react.html, vue.html, svelte.html)"
+echo "run.sh: built app in $dist (pages: index.html, react.html, vue.html, svelte.html, readme.html)"
