@@ -2,11 +2,13 @@
 # Builds the consumer app of tests/consumer/app against the PACKED wterm-wasm, as a user would
 # get it from npm: `npm pack` of wterm-wasm/pkg, then `npm install ./wterm-wasm-X.Y.Z.tgz` (never
 # a path to the sources) with the app's pinned Vite 7, React, Vue and Svelte, then `tsc` over the
-# package's declarations and `vite build` of the app's four pages (plain JS, React, Vue, Svelte).
+# package's declarations and `vite build` of the app's pages (plain JS, React, Vue, Svelte, and
+# readme.html, which imports every code sample of the package README: readme-samples.mjs).
 #
 # Needs wterm-wasm/pkg (run `bash wterm-wasm/build.sh` first) and the npm registry (first run
 # only). Leaves the built app in $WTERM_CONSUMER_DIR/dist (default: $TMPDIR/wterm-consumer/dist,
-# or /tmp/...), which tests/e2e/npm-consumer.spec.ts serves; the spec reads the same variable.
+# or /tmp/...), which tests/e2e/npm-consumer.spec.ts serves; the spec reads the same variable and
+# also runs the Vite dev server in the install (named in $WTERM_CONSUMER_DIR/current).
 #
 # Quick on re-runs: the install is kept in a directory named after a hash of the tarball and the
 # app's package.json, and the build is skipped when neither it nor the app's sources changed.
@@ -57,12 +59,17 @@ if [ -L "$install/node_modules/wterm-wasm" ] ||
   echo "run.sh: node_modules/wterm-wasm in $install is not the packed package" >&2
   exit 1
 fi
+# For tests/e2e/npm-consumer.spec.ts, which runs the app's Vite dev server in the install.
+echo "$install" > "$work/current"
 
 # 3. The app's sources next to the install, then type-check and build (skipped when unchanged).
 rm -rf "$install/src" "$install/typecheck"
 cp -R "$app/src" "$app/typecheck" "$install/"
 cp "$app"/*.html "$app/vite.config.js" "$install/"
-build_key="$key-$(cd "$app" && find . -type f ! -name package.json | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)"
+# The package README's code samples, which the page readme.html imports: the build compiles them.
+node "$root/tests/consumer/readme-samples.mjs" "$install/src/readme"
+build_key="$key-$( (cd "$app" && find . -type f ! -name package.json | LC_ALL=C sort | xargs cat;
+  cat "$root/wterm-wasm/package/README.md") | sha256sum | cut -c1-16)"
 if [ -f "$dist/.build-key" ] && [ "$(cat "$dist/.build-key")" = "$build_key" ]; then
   echo "run.sh: the app is unchanged since the last build; keeping $dist"
 else
@@ -70,10 +77,10 @@ else
   (cd "$install" && npx --no-install tsc -p typecheck)
   echo "run.sh: vite build"
   (cd "$install" && CONSUMER_OUT_DIR="$dist" npx --no-install vite build --logLevel warn)
-  for page in index react vue svelte; do
+  for page in index react vue svelte readme; do
     [ -f "$dist/$page.html" ] || { echo "run.sh: vite build wrote no $page.html" >&2; exit 1; }
   done
   ls "$dist"/assets/*.wasm > /dev/null 2>&1 || { echo "run.sh: vite build emitted no .wasm" >&2; exit 1; }
   echo "$build_key" > "$dist/.build-key"
 fi
-echo "run.sh: built app in $dist (pages: index.html, react.html, vue.html, svelte.html)"
+echo "run.sh: built app in $dist (pages: index.html, react.html, vue.html, svelte.html, readme.html)"

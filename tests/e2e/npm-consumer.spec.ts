@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { screenText, startRelay, waitForPrompt } from "./relay";
+import { APP_THEME, computedTheme, currentInstall, startServer } from "./consumer";
 
 const DIST = join(process.env.WTERM_CONSUMER_DIR || join(process.env.TMPDIR || "/tmp", "wterm-consumer"), "dist");
 const PAGES = [
@@ -101,15 +102,23 @@ async function open(page: Page, file: string, fragment = ""): Promise<void> {
 }
 
 for (const { name, file } of PAGES) {
-  test(`${name}: draws, echoes, registers WebMCP tools and applies prop changes live`, async ({ page }) => {
+  test(`${name}: draws, echoes, registers WebMCP tools and applies prop changes live`, async ({ page, context }) => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await open(page, file);
     expect(await page.locator(".wterm").count()).toBe(1);
+    // The app's `.wterm { --wterm-bg; --wterm-font-size }` wins over the package's stylesheet,
+    // which is added to the document after the app's CSS.
+    expect(await computedTheme(page)).toEqual(APP_THEME);
     expect(await page.locator(".wterm-row").count()).toBeGreaterThan(5);
 
     // Local echo: no onData and no relay.
     await page.locator(".wterm").click();
     await page.keyboard.type("hello wterm");
     await expect.poll(() => screenText(page)).toContain("hello wterm");
+    // The app's pasteWithCtrlV reached the terminal: Ctrl+V pastes (and is echoed) instead of ^V.
+    await page.evaluate(() => navigator.clipboard.writeText(" pasted"));
+    await page.keyboard.press("Control+V");
+    await expect.poll(() => screenText(page)).toContain("hello wterm pasted");
 
     // The tools, and the handle each binding gives the app.
     await expect.poll(() => toolNames(page)).toEqual(ALL_TOOLS);
@@ -125,7 +134,7 @@ for (const { name, file } of PAGES) {
     expect(typed).toMatchObject({ ok: true, terminal: `${name}-term` });
     const read = await call(page, "read_terminal", { waitFor: "from agent", timeoutMs: 5000 });
     expect(read.timedOut).toBeUndefined();
-    expect(read.text).toContain("hello wterm from agent");
+    expect(read.text).toContain("hello wterm pasted from agent");
 
     // Prop changes reach the live terminal: rename + read-only, then size, then off and on.
     await page.evaluate(() => ((document.querySelector(".wterm") as HTMLElement).dataset.probe = "same"));
@@ -142,14 +151,14 @@ for (const { name, file } of PAGES) {
     await setProps(page, { webmcp: { name: `${name}-back` } });
     await expect.poll(() => toolNames(page)).toEqual(ALL_TOOLS);
     expect((await call(page, "read_terminal", { terminal: `${name}-back` })).text).toContain(
-      "hello wterm from agent",
+      "hello wterm pasted from agent",
     );
 
     // The same terminal all along: one created, its element and screen kept.
     expect(await app<number>(page, "created")).toBe(1);
     expect(await page.locator(".wterm").count()).toBe(1);
     expect(await page.locator(".wterm").getAttribute("data-probe")).toBe("same");
-    expect(await screenText(page)).toContain("hello wterm from agent");
+    expect(await screenText(page)).toContain("hello wterm pasted from agent");
   });
 
   test(`${name}: the relay client gets a real shell from a relay on another origin`, async ({ page }) => {
@@ -193,6 +202,25 @@ for (const { name, file } of PAGES) {
     }
   });
 }
+
+// Vite 7's dev server, with the app's vite.config.js (optimizeDeps.exclude, as the package README
+// says for Vite 7): the wasm loads, and the app's CSS theme wins there too (the dev server adds
+// the app's CSS with a <style> from JS, before the terminal adds its own stylesheet).
+test("vite 7 dev server: the react page draws with the app's theme", async ({ page }) => {
+  const install = currentInstall("", "bash tests/consumer/run.sh");
+  const vite = await startServer("node_modules/.bin/vite", ["--port", "PORT", "--strictPort", "--host", "127.0.0.1"], install);
+  try {
+    await page.route("**/favicon.ico", (r) => r.fulfill({ status: 204 })); // the app has none
+    await page.goto(`${vite.base}/react.html`);
+    await page.waitForFunction(() => (window as any).__app?.ready === true, undefined, { timeout: 30_000 });
+    expect(await computedTheme(page)).toEqual(APP_THEME);
+    await page.locator(".wterm").click();
+    await page.keyboard.type("dev server");
+    await expect.poll(() => screenText(page)).toContain("dev server");
+  } finally {
+    await vite.close();
+  }
+});
 
 // The connection's life, once (the bindings share the client): a drop reconnects and rebuilds the
 // screen from the relay's snapshot; the shell's exit, a refused token and an unknown session are

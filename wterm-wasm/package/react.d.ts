@@ -26,6 +26,8 @@ export interface TerminalProps extends Omit<HTMLAttributes<HTMLDivElement>, "onR
   rows?: number;
   /** Rows of history, an integer 0..1000000 (default 10000). Read at creation only. */
   scrollback?: number;
+  /** Ctrl+V pastes instead of sending ^V (default false). Read at creation only. */
+  pasteWithCtrlV?: boolean;
   /**
    * Everything the terminal sends to the program (keys, pastes, replies to queries, agent
    * input). Without it and without `relay`, input is echoed locally.

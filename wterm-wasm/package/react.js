@@ -1,3 +1,9 @@
+"use client";
+// The directive makes this entry a client component for React Server Components bundlers
+// (Next.js app router): a server component may render <Terminal> directly, and the server
+// renders its empty host element; the terminal starts in the browser. It uses hooks and the DOM,
+// so it can never run as a server component (without it, `next build` failed prerendering with
+// "useRef is not a function"). Other bundlers ignore the string.
 // wterm-wasm/react: <Terminal> for React 18 and 19. Plain JS (no JSX), so it ships as is.
 // The WTerm is created once per mounted component; prop changes are applied to it live
 // (see controller.js). The forwarded ref is the WTerm, set once it is initialized.
@@ -9,6 +15,7 @@ const OPTION_PROPS = [
   "cols",
   "rows",
   "scrollback",
+  "pasteWithCtrlV",
   "onData",
   "onResize",
   "onTitle",

@@ -20,6 +20,8 @@ export interface TerminalProps {
   rows?: number;
   /** Rows of history, an integer 0..1000000 (default 10000). Read at creation only. */
   scrollback?: number;
+  /** Ctrl+V pastes instead of sending ^V (default false). Read at creation only. */
+  pasteWithCtrlV?: boolean;
   /** Attach to a wterm-relay session: a real shell. */
   relay?: RelayOptions;
   /** Focus the terminal once it is ready. */

@@ -11,6 +11,7 @@ export const Terminal = defineComponent({
     cols: { type: Number, default: undefined },
     rows: { type: Number, default: undefined },
     scrollback: { type: Number, default: undefined },
+    pasteWithCtrlV: { type: Boolean, default: false },
     relay: { type: Object, default: undefined },
     autoFocus: { type: Boolean, default: false },
     // Declared as props (not emits), so that `@data`, `@resize`, `@title`, `@agent` and `@ready` arrive
@@ -31,6 +32,7 @@ export const Terminal = defineComponent({
       cols: props.cols,
       rows: props.rows,
       scrollback: props.scrollback,
+      pasteWithCtrlV: props.pasteWithCtrlV,
       relay: props.relay,
       autoFocus: props.autoFocus,
       onData: props.onData,

@@ -8,10 +8,16 @@ use web_sys::{AddEventListenerOptions, Document, Element, Event, EventTarget, Ht
 /// `id` of the `<style>` element the first terminal of a document adds to `<head>`.
 pub(crate) const STYLE_ID: &str = "wterm-style";
 
-/// The stylesheet: theme and palette as CSS custom properties on `.wterm` (a page may override
-/// any of them), the row/span layout, cursor and hidden input. Fonts: `--wterm-font-family`
-/// (the terminal font) then `--wterm-font-fallback` (emoji and CJK fonts tried, in order, for
-/// characters the terminal font lacks).
+/// The stylesheet: theme and palette as CSS custom properties, the row/span layout, cursor and
+/// hidden input. Fonts: `--wterm-font-family` (the terminal font) then `--wterm-font-fallback`
+/// (emoji and CJK fonts tried, in order, for characters the terminal font lacks).
+///
+/// The theme's defaults sit on `:where(:root)`: zero specificity, on the document's root, so an
+/// app's own rule wins however its CSS is ordered against this sheet (which is added when the
+/// first terminal starts, after the app's CSS): one on `.wterm`, on the host element or any
+/// ancestor (inherited), or on `:root`. A cascade layer was the other way; it would also let
+/// every unlayered rule of the app (`a { color }`, resets) beat the layout rules below, which
+/// keep their class specificity because the grid's alignment depends on them (issue 25).
 ///
 /// Layout: the viewport scrolls over `history + rows` rows; the screen inside it is
 /// `position: sticky`, so it always covers the visible area and the renderer draws the rows of
@@ -19,7 +25,7 @@ pub(crate) const STYLE_ID: &str = "wterm-style";
 /// character sits in a two-cell box, so columns stay aligned whatever the fallback fonts
 /// measure.
 const STYLE_CSS: &str = concat!(
-    ".wterm{",
+    ":where(:root){",
     "--wterm-bg:#1e1e1e;--wterm-fg:#d4d4d4;",
     "--wterm-c0:#000000;--wterm-c1:#cd0000;--wterm-c2:#00cd00;--wterm-c3:#cdcd00;",
     "--wterm-c4:#0000ee;--wterm-c5:#cd00cd;--wterm-c6:#00cdcd;--wterm-c7:#e5e5e5;",
@@ -32,8 +38,8 @@ const STYLE_CSS: &str = concat!(
     // new CJK characters took two thirds of the layout time.
     "--wterm-font-fallback:'Noto Sans Mono CJK SC','Noto Sans CJK SC','WenQuanYi Zen Hei Mono',",
     "'PingFang SC','Hiragino Sans','Microsoft YaHei','Malgun Gothic','Noto Color Emoji',",
-    "'Apple Color Emoji','Segoe UI Emoji';",
-    "--wterm-cell-w:8px;--wterm-cell-h:17px;--wterm-cols:80;--wterm-rows:24;--wterm-history:0;",
+    "'Apple Color Emoji','Segoe UI Emoji'}",
+    ".wterm{--wterm-cell-w:8px;--wterm-cell-h:17px;--wterm-cols:80;--wterm-rows:24;--wterm-history:0;",
     "--wterm-sb-w:0px;",
     "position:relative;box-sizing:border-box;width:100%;height:100%;overflow:hidden;",
     "background:var(--wterm-bg);color:var(--wterm-fg);",

@@ -15,7 +15,8 @@
 //!   `compositionend` sends the composed text once.
 //! - `paste` sends the clipboard's text, bracketed when the program enabled mode 2004.
 //! - Browser copy and paste chords (Ctrl+Shift+C/V, Meta+C/V, Ctrl/Shift+Insert) and other
-//!   Meta+character shortcuts are left to the browser (see `leave_to_browser`).
+//!   Meta+character shortcuts are left to the browser (see `leave_to_browser`); so is Ctrl+V
+//!   with the `pasteWithCtrlV` option. Ctrl+V and Ctrl+C otherwise go to the program (^V, ^C).
 
 use std::cell::RefCell;
 use std::rc::Weak;
@@ -236,7 +237,8 @@ fn is_modifier(key: &str) -> bool {
 /// Ctrl+Shift+C with text selected in the terminal: copies it as the `copy` handler would
 /// (rows joined, trailing blanks trimmed). Chrome has no Ctrl+Shift+C copy of its own (it opens
 /// the inspector), so a terminal page must do it, as terminals on Linux do. Returns whether it
-/// copied; without a selection the key goes on to the program (Ctrl+C's kitty/modifier forms).
+/// copied; without a selection the key is left to the browser (`leave_to_browser`), and the
+/// program gets nothing.
 fn copy_chord(shared: &Shared, ev: &KeyboardEvent) -> bool {
     let chord = ev.ctrl_key() && ev.shift_key() && !ev.alt_key() && !ev.meta_key();
     if !chord || !ev.key().eq_ignore_ascii_case("c") {
@@ -273,6 +275,12 @@ fn leave_to_browser(key: &str, m: Mods, kitty_flags: u8) -> bool {
         || (meta_char && kitty_flags == 0)
 }
 
+/// Ctrl+V alone (no Shift, Alt or Meta): with the `pasteWithCtrlV` option it is left to the
+/// browser, whose paste shortcut it is on Linux and Windows, and arrives as a `paste` event.
+fn is_ctrl_v(key: &str, m: Mods) -> bool {
+    key.eq_ignore_ascii_case("v") && m.ctrl && !m.shift && !m.alt && !m.meta
+}
+
 /// The Latin letter or digit of a physical key (`KeyboardEvent.code` `"KeyC"`, `"Digit1"`), so
 /// that Ctrl+C sends ^C on a non-Latin layout too.
 fn latin_key(code: &str, shift: bool) -> Option<char> {
@@ -303,11 +311,13 @@ fn on_keydown(shared: &Shared, ev: &KeyboardEvent) {
         shift: ev.shift_key(),
         meta: ev.meta_key(),
     };
-    let modes = match shared.try_borrow() {
-        Ok(inner) if !inner.composing => inner.term.modes(),
+    let (modes, paste_with_ctrl_v) = match shared.try_borrow() {
+        Ok(inner) if !inner.composing => (inner.term.modes(), inner.paste_with_ctrl_v),
         _ => return,
     };
-    if leave_to_browser(&name, mods, modes.kitty_flags) {
+    if leave_to_browser(&name, mods, modes.kitty_flags)
+        || (paste_with_ctrl_v && is_ctrl_v(&name, mods))
+    {
         return;
     }
     let Some(mut key) = keys::dom_key(&name) else {
@@ -577,6 +587,9 @@ mod tests {
         assert!(!leave_to_browser("ArrowLeft", meta, 0));
         assert!(!leave_to_browser("c", ctrl, 0));
         assert!(!leave_to_browser("v", ctrl, 0));
+        assert!(is_ctrl_v("v", ctrl));
+        assert!(!is_ctrl_v("V", ctrl_shift));
+        assert!(!is_ctrl_v("v", meta));
     }
 
     #[test]

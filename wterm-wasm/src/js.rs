@@ -141,6 +141,8 @@ pub(crate) struct Options {
     pub(crate) scrollback: Option<usize>,
     /// `None` when WebMCP is off (the default).
     pub(crate) webmcp: Option<WebMcpConfig>,
+    /// `pasteWithCtrlV`: Ctrl+V is left to the browser, which pastes, instead of sending ^V.
+    pub(crate) paste_with_ctrl_v: bool,
     /// The callbacks.
     pub(crate) callbacks: Callbacks,
 }
@@ -435,8 +437,8 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
     }
     if !is_plain_object(v) {
         return Err(JsError::new(&format!(
-            "options must be an object {{cols?, rows?, scrollback?, webmcp?, onData?, onResize?, \
-             onTitle?, onAgent?}}; got {}",
+            "options must be an object {{cols?, rows?, scrollback?, webmcp?, pasteWithCtrlV?, \
+             onData?, onResize?, onTitle?, onAgent?}}; got {}",
             describe(v)
         )));
     }
@@ -452,6 +454,7 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
         )?
         .map(|n| n as usize),
         webmcp: webmcp_arg(&get("webmcp")?, "webmcp")?,
+        paste_with_ctrl_v: opt_bool(&get("pasteWithCtrlV")?, "pasteWithCtrlV")?.unwrap_or(false),
         callbacks: Callbacks {
             data: Listeners::from_option(opt_function(&get("onData")?, "onData")?),
             resize: Listeners::from_option(opt_function(&get("onResize")?, "onResize")?),

@@ -84,6 +84,11 @@ export interface WTermOptions {
   /** Register the terminal's WebMCP tools. Default off. */
   webmcp?: boolean | WTermWebMCPOptions;
   /**
+   * Ctrl+V pastes (as Ctrl+Shift+V and, on macOS, Cmd+V do) instead of sending ^V to the
+   * program. Default false: Ctrl+V is the program's (^V, "insert the next key literally").
+   */
+  pasteWithCtrlV?: boolean;
+  /**
    * Everything the terminal sends to the program: keystrokes, pastes, replies to queries,
    * agent input. Without it, input is echoed locally.
    */
@@ -168,7 +173,7 @@ impl WTerm {
             ))
         })?;
         let opts = parse_options(&options.map_or(JsValue::UNDEFINED, JsValue::from))?;
-        let inner = Inner::new(
+        let mut inner = Inner::new(
             host,
             opts.cols,
             opts.rows,
@@ -176,6 +181,7 @@ impl WTerm {
             opts.callbacks,
             opts.webmcp,
         );
+        inner.paste_with_ctrl_v = opts.paste_with_ctrl_v;
         Ok(WTerm {
             shared: Rc::new(RefCell::new(inner)),
         })

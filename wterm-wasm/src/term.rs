@@ -67,6 +67,8 @@ pub(crate) struct Inner {
     /// answers them from its own emulator, so a program gets one reply however many pages
     /// watch it.
     pub(crate) answer_queries: bool,
+    /// Ctrl+V pastes (left to the browser) instead of sending ^V: the `pasteWithCtrlV` option.
+    pub(crate) paste_with_ctrl_v: bool,
     /// Output was parsed since the last animation frame.
     output_since_frame: bool,
     /// While output keeps arriving, frames before this time (`performance.now()` ms) are
@@ -104,6 +106,7 @@ impl Inner {
             mcp: webmcp::Calls::new(),
             sync_since: None,
             answer_queries: true,
+            paste_with_ctrl_v: false,
             output_since_frame: false,
             paced_until: 0.0,
         }

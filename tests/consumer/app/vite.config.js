@@ -22,6 +22,8 @@ export default defineConfig({
         react: resolve(here, "react.html"),
         vue: resolve(here, "vue.html"),
         svelte: resolve(here, "svelte.html"),
+        // Every code sample of the package README (tests/consumer/readme-samples.mjs), compiled.
+        readme: resolve(here, "readme.html"),
       },
     },
   },

@@ -27,9 +27,10 @@ window.__app = app;
 
 export const name = document.title.replace(/^.*: /, "");
 
-/** The first props: WebMCP on with a per-framework name, the size fitted to the element. */
+/** The first props: WebMCP on with a per-framework name, the size fitted to the element, and
+ * Ctrl+V pasting (the binding must pass pasteWithCtrlV to the terminal, not to the element). */
 export function initialProps() {
-  return { webmcp: { name: `${name}-term`, description: `${name} consumer app` } };
+  return { webmcp: { name: `${name}-term`, description: `${name} consumer app` }, pasteWithCtrlV: true };
 }
 
 /** The `relay` prop when the page was opened with #relay=...&token=..., else undefined. */

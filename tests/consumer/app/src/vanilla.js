@@ -9,6 +9,7 @@ async function main() {
   el.className = "term";
   const term = new WTerm(el, {
     webmcp: initialProps().webmcp,
+    pasteWithCtrlV: initialProps().pasteWithCtrlV,
     onResize,
     ...(relayMode ? { onData } : {}),
   });

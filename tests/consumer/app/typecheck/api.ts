@@ -14,6 +14,7 @@ export async function vanilla(el: HTMLElement): Promise<void> {
     rows: 24,
     scrollback: 1000,
     webmcp,
+    pasteWithCtrlV: true,
     onData: (d: string) => void d.length,
     onResize: ({ cols, rows }: WTermSize) => void (cols + rows),
     onTitle: (t: string) => void t.length,
@@ -62,6 +63,8 @@ export async function vanilla(el: HTMLElement): Promise<void> {
   const id: string | null = conn.sessionId;
   const status: RelayStatus = conn.status;
   conn.close();
+  // @ts-expect-error pasteWithCtrlV is a boolean
+  new WTerm(el, { pasteWithCtrlV: "yes" });
   // @ts-expect-error the token is required
   attachToRelay(term, { url: "ws://x/ws" });
   term.destroy();
@@ -71,6 +74,7 @@ export async function vanilla(el: HTMLElement): Promise<void> {
 export function svelteAction(el: HTMLElement): void {
   const options: TerminalOptions = {
     webmcp: { name: "s" },
+    pasteWithCtrlV: false,
     relay: { url: new URL("http://127.0.0.1:7681"), token: "t" },
     onReady: (t: WTerm) => t.focus(),
     onAgent: (a) => void (a.kind === "read" && a.tool),
@@ -83,6 +87,7 @@ export function svelteAction(el: HTMLElement): void {
 export function vueRender() {
   const props: VueProps = {
     webmcp: true,
+    pasteWithCtrlV: true,
     onData: (d: string) => void d,
     onAgent: (a: WTermAgentActivity) => void a.source,
     autoFocus: true,

@@ -5,7 +5,7 @@ import { Terminal, type TerminalProps } from "wterm-wasm/react";
 
 export function Shell(props: { token: string; readOnly: boolean }) {
   const term = useRef<WTerm | null>(null);
-  const extra: TerminalProps = { cols: 80, rows: 24, scrollback: 500 };
+  const extra: TerminalProps = { cols: 80, rows: 24, scrollback: 500, pasteWithCtrlV: true };
   return (
     <Terminal
       ref={term}

@@ -1,0 +1,91 @@
+// The npm package in the bundlers other than tests/consumer/app's Vite 7: tests/consumer/bundlers.sh
+// installs the packed tarball with Next.js 16 (app router), webpack 5 and Vite 8 and builds one
+// app with each; this spec loads them in Chromium with native WebMCP: the terminal draws with
+// the app's own CSS theme, echoes what is typed, and answers WebMCP's read_terminal. Next.js runs
+// under `next start`; Vite 8 also under its dev server, with no optimizeDeps setting.
+//
+//   bash wterm-wasm/build.sh && bash tests/consumer/bundlers.sh && npx playwright test tests/e2e/npm-bundlers.spec.ts
+import { test, expect, type Page } from "@playwright/test";
+import { join } from "node:path";
+import { screenText } from "./relay";
+import { APP_THEME, computedTheme, currentInstall, serveDir, startServer, type RunningServer } from "./consumer";
+
+const BUILD = "bash tests/consumer/bundlers.sh";
+const install = () => currentInstall("bundlers", BUILD);
+const bin = (name: string) => join(install(), "node_modules", ".bin", name);
+
+// A page error or a console error fails the test.
+let problems: string[] = [];
+test.beforeEach(async ({ page }) => {
+  problems = [];
+  // The apps have no favicon; the browser's request for it is no fault of the package.
+  await page.route("**/favicon.ico", (r) => r.fulfill({ status: 204 }));
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console.error: ${m.text()}`);
+  });
+});
+test.afterEach(() => {
+  expect(problems).toEqual([]);
+});
+
+/** Opens `url`, waits for the terminal, then checks the theme, typing and a WebMCP read. */
+async function checkApp(page: Page, url: string, name: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForSelector(".wterm-row", { timeout: 30_000 });
+  expect(await page.locator(".wterm").count()).toBe(1);
+  expect(await computedTheme(page)).toEqual(APP_THEME);
+
+  await page.locator(".wterm").click();
+  await page.keyboard.type(`hello ${name}`);
+  await expect.poll(() => screenText(page)).toContain(`hello ${name}`);
+
+  // The tools are registered once the terminal has initialized.
+  await expect
+    .poll(async () => (await page.webmcp.tools()).map((t) => t.name).sort())
+    .toEqual(["list_terminals", "press_terminal_keys", "read_terminal", "type_in_terminal"]);
+  const listed: any = await page.webmcp.callTool("list_terminals", {});
+  const terminals = (typeof listed === "string" ? JSON.parse(listed) : listed).terminals;
+  expect(terminals).toEqual([expect.objectContaining({ name: `${name}-term`, readOnly: false })]);
+  const read: any = await page.webmcp.callTool("read_terminal", { terminal: `${name}-term`, waitFor: `hello ${name}` });
+  const text = (typeof read === "string" ? JSON.parse(read) : read).text;
+  expect(text).toContain(`hello ${name}`);
+}
+
+async function withServer(start: () => Promise<RunningServer>, body: (s: RunningServer) => Promise<void>) {
+  const server = await start();
+  try {
+    await body(server);
+  } finally {
+    await server.close();
+  }
+}
+
+test("next.js: a server component renders <Terminal>; next start serves it; it types and answers read_terminal", async ({ page }) => {
+  await withServer(
+    () => startServer(bin("next"), ["start", "-p", "PORT", "-H", "127.0.0.1"], join(install(), "next"), { NEXT_TELEMETRY_DISABLED: "1" }),
+    async (next) => {
+      // The server renders the host element only (the binding is a client component); the
+      // terminal starts in the browser.
+      const html = await (await fetch(`${next.base}/`)).text();
+      expect(html).toContain('class="term"');
+      expect(html).not.toContain("wterm-row");
+      await checkApp(page, `${next.base}/`, "next");
+    },
+  );
+});
+
+test("webpack 5: the app's CSS (style-loader) theme wins; it types and answers read_terminal", async ({ page }) => {
+  await withServer(() => serveDir(join(install(), "webpack", "dist")), (s) => checkApp(page, `${s.base}/`, "webpack"));
+});
+
+test("vite 8 build: it draws with the app's theme, types and answers read_terminal", async ({ page }) => {
+  await withServer(() => serveDir(join(install(), "vite8", "dist")), (s) => checkApp(page, `${s.base}/`, "vite8"));
+});
+
+test("vite 8 dev server without optimizeDeps.exclude: the wasm loads; theme, typing and read_terminal", async ({ page }) => {
+  await withServer(
+    () => startServer(bin("vite"), ["--port", "PORT", "--strictPort", "--host", "127.0.0.1"], join(install(), "vite8")),
+    (s) => checkApp(page, `${s.base}/`, "vite8"),
+  );
+});
