@@ -19,8 +19,8 @@ things is counted as "not comparable".
 
 How: one xterm per screen size (`-geometry COLSxROWS`, checked with TIOCGWINSZ in the child)
 runs this script with `--inside`; the child puts its tty in raw mode (so xterm's replies are
-not echoed and output bytes reach xterm unchanged) and, for each case of that size, writes RIS
-and `CSI 3 J` (clear the saved lines), the case's input, CAN (ends any sequence the input left
+not echoed and output bytes reach xterm unchanged) and, for each case of that size, resets
+xterm (RESET: both screens cleared, RIS), writes the case's input, CAN (ends any sequence the input left
 open), then the queries, and reads xterm's replies up to the last query's answer (`CSI 0 n`).
 xterm answers in order, so everything before the queries' answers is the case's own replies.
 Then it asks for the print, which xterm pipes to `printerCommand` (`cat >> FILE`); each print
@@ -71,7 +71,14 @@ XTERM_RESOURCES = [
     "XTerm*printerNewLine: true",
     "XTerm*printAttributes: 0",
     f"XTerm*saveLines: {SAVE_LINES}",
+    # With jump scroll xterm defers scrolling until it next draws, and a print of all pages
+    # made before that misses the rows that just scrolled into the saved lines.
+    "XTerm*jumpScroll: false",
 ]
+# Written before each case: RIS does not clear xterm's alternate screen, so it is cleared
+# first (`CSI ? 47 h`, ED 2, `CSI ? 47 l`); then RIS, and ED 3 for good measure (RIS clears
+# the saved lines too); then DSR 5, whose answer says all of it is done.
+RESET = b"\x1bc\x1b[?47h\x1b[2J\x1b[?47l\x1bc\x1b[3J\x1b[5n"
 
 # ---------------------------------------------------------------------------------------------
 # Fixtures (the subset of tests/conformance.rs's parser this oracle needs).
@@ -254,7 +261,7 @@ def inside(job_file, result_file):
             results["cases"].append(res)
             try:
                 deadline = time.monotonic() + CASE_TIMEOUT_S
-                write_all(b"\x1bc\x1b[3J\x1b[5n")
+                write_all(RESET)
                 read_until(SYNC_ANSWER, deadline)
                 write_all(bytes.fromhex(case["input"]) + QUERIES)
                 buf, m = read_until(ANSWERS, deadline)
@@ -332,13 +339,17 @@ def run_group(display, work, rows, cols, cases):
 
 def cells(row):
     """A printed row as cells: a character with the combining marks and joiners after it is one
-    cell; xterm prints the right half of a wide character as U+FFFF, which becomes `(none)`."""
+    cell; xterm prints the right half of a wide character as U+FFFF, which becomes `(none)`,
+    and a combining mark on a wide character after that half."""
     out = []
     for ch in row:
+        joins = unicodedata.combining(ch) or ch in "\u200d\ufe0f"
         if ch == "\uffff":
             out.append("(none)")
-        elif out and out[-1] != "(none)" and (unicodedata.combining(ch) or ch in "\u200d\ufe0f"
-                                              or (out[-1].endswith("\u200d"))):
+        elif out and joins:
+            base = len(out) - 2 if out[-1] == "(none)" and len(out) > 1 else len(out) - 1
+            out[base] += ch
+        elif out and out[-1].endswith("\u200d"):
             out[-1] += ch
         else:
             out.append(ch)
