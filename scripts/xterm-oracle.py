@@ -351,7 +351,11 @@ def run_group(display, work, rows, cols, cases):
     for res in XTERM_RESOURCES:
         args += ["-xrm", res.format(print_file=print_file)]
     args += ["-e", sys.executable, os.path.abspath(__file__), "--inside", job_file, result_file]
-    env = dict(os.environ, DISPLAY=display, LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    # HOME is the scratch directory, so that no ~/.Xdefaults or ~/XTerm changes a resource.
+    env = dict(os.environ, DISPLAY=display, LANG="C.UTF-8", LC_ALL="C.UTF-8", HOME=work)
+    env.pop("XENVIRONMENT", None)
+    env.pop("XUSERFILESEARCHPATH", None)
+    env.pop("XAPPLRESDIR", None)
     return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL,
                             stderr=open(os.path.join(work, f"xterm-{tag}.log"), "w")), result_file
 
@@ -715,8 +719,10 @@ def main():
         f.write("\n".join(report + problems + stale + [summary]) + "\n")
     for p in problems:
         print(f"oracle problem: {p}")
-    for u in no_answer:
+    for u in no_answer[:10]:
         print(f"no answer: {u}")
+    if len(no_answer) > 10:
+        print(f"no answer: {len(no_answer) - 10} more (see {args.out})")
     for u in stale:
         print(f"STALE: {u}")
     print(f"full results: {args.out}")
