@@ -11,21 +11,27 @@ compared with what the case expects:
   cell R,C: the same printed rows, split into cells (see `cells`);
   cursor:   a cursor position report (`CSI 6 n`), made absolute with DECRQM 6/69 and
             DECRQSS `r`/`s` when origin mode is on;
+  style:    the SGR that the print (`printAttributes: 2`) puts before a cell, where it tells
+            (see `styled_cells`);
+  modes:    DECRQM for the DEC private modes and IRM, DECRQSS for the cursor style (DECSCUSR);
+            the kitty flags and synchronized output (2026) xterm does not have;
+  title:    `CSI 21 t`, in UTF-8; the title xterm reports after an empty OSC 2 (its own name)
+            is `(none)`;
   replies:  the bytes xterm sent back while it read the case's input.
 
-`style`, `wrapped`, `modes`, `title` and `cwd` are not compared: xterm's print-screen does not
-show them all, and no query reads them back reliably. A case that expects none of the compared
-things is counted as "not comparable".
+`wrapped` and `cwd` are not compared: neither the print nor a query shows them. A case that
+expects none of the compared things is counted as "not comparable".
 
 How: one xterm per screen size (`-geometry COLSxROWS`, checked with TIOCGWINSZ in the child)
 runs this script with `--inside`; the child puts its tty in raw mode (so xterm's replies are
 not echoed and output bytes reach xterm unchanged) and, for each case of that size, resets
-xterm (RESET: both screens cleared, RIS), writes the case's input, CAN (ends any sequence the input left
-open), then the queries, and reads xterm's replies up to the last query's answer (`CSI 0 n`).
+xterm (RESET: both screens cleared, RIS), writes the case's input, CAN (ends any sequence the
+input left open), then the queries, and reads xterm's replies up to the last query's answer (`CSI 0 n`).
 xterm answers in order, so everything before the queries' answers is the case's own replies.
 Then it asks for the print, which xterm pipes to `printerCommand` (`cat >> FILE`); each print
 ends with a form feed (`printerFormFeed`), so the child knows when a print has arrived.
-Attributes are not printed (`printAttributes: 0`); `printerNewLine` ends each row.
+`printerNewLine` ends each row. The xterm resources that differ from the defaults are in
+XTERM_RESOURCES, each with its reason.
 
 Usage:
   scripts/xterm-oracle.py [--out FILE] [--jobs N] [--case SUBSTRING]
@@ -78,11 +84,16 @@ XTERM_RESOURCES = [
     # code maps bright colours back for bold text); the resource only changes how bold text is
     # drawn.
     "XTerm*boldColors: false",
+    # The title is read back with `CSI 21 t`, which xterm refuses by default (the default list
+    # is "20,21,SetXprop,SetSelection"); no case uses the other window operations.
+    "XTerm*disallowedWindowOps: 20,SetXprop,SetSelection",
+    # Titles set and reported in UTF-8 (the title modes `CSI > 2 t` and `CSI > 3 t`).
+    "XTerm*utf8Title: true",
 ]
-# Written before each case: RIS does not clear xterm's alternate screen, so it is cleared
-# first (`CSI ? 47 h`, ED 2, `CSI ? 47 l`); then RIS, and ED 3 for good measure (RIS clears
+# Written before each case: an empty title (xterm then shows its own name); RIS does not
+# clear xterm's alternate screen, so it is cleared (`CSI ? 47 h`, ED 2, `CSI ? 47 l`); then RIS, and ED 3 for good measure (RIS clears
 # the saved lines too); then DSR 5, whose answer says all of it is done.
-RESET = b"\x1bc\x1b[?47h\x1b[2J\x1b[?47l\x1bc\x1b[3J\x1b[5n"
+RESET = b"\x1b]2;\x1b\\\x1bc\x1b[?47h\x1b[2J\x1b[?47l\x1bc\x1b[3J\x1b[5n"
 
 # ---------------------------------------------------------------------------------------------
 # Fixtures (the subset of tests/conformance.rs's parser this oracle needs).
@@ -170,6 +181,9 @@ def parse_fixture(path):
             r, c = key[6:].split(",")
             case["styles"].append((int(r), int(c), value))
             case["keys"].add("style")
+        elif key == "title":
+            case["title"] = "" if value == "(none)" else unescape_text(value)
+            case["keys"].add(key)
         elif key == "modes":
             case["modes"] += [tuple(kv.split("=", 1)) for kv in value.split()]
             case["keys"].add(key)
@@ -186,7 +200,7 @@ def all_cases():
     return cases
 
 
-COMPARED_KEYS = {"screen", "history", "cursor", "cell", "style", "modes", "replies",
+COMPARED_KEYS = {"screen", "history", "cursor", "cell", "style", "modes", "title", "replies",
                  "replies-prefix"}
 
 # ---------------------------------------------------------------------------------------------
@@ -201,12 +215,13 @@ PRIVATE_MODES = {"application_cursor": [1], "origin": [6], "autowrap": [7],
                  "alternate_screen": [47, 1047, 1049], "mouse_reporting": [9, 1000, 1002, 1003],
                  "bracketed_paste": [2004]}
 # Written after the case's input: CAN ends a sequence the input left open; then a CPR, DECRQM
-# for every mode above and IRM, DECRQSS for the margins and the cursor style, and DSR 5, whose
-# answer comes last. xterm answers in this order.
+# for every mode above and IRM, DECRQSS for the margins and the cursor style, the title (in
+# UTF-8), and DSR 5, whose answer comes last. xterm answers in this order.
 QUERIES = (b"\x18\x1b[6n"
            + b"".join(b"\x1b[?%d$p" % m for ms in PRIVATE_MODES.values() for m in ms)
            + b"\x1b[4$p"
            + b"\x1bP$qr\x1b\\\x1bP$qs\x1b\\\x1bP$q q\x1b\\"
+           + b"\x1b[>2;3t\x1b[21t"
            + b"\x1b[5n")
 ANSWERS = re.compile(
     ANY_CSI + rb"(?P<row>\d+);(?P<col>\d+)R"
@@ -216,6 +231,7 @@ ANSWERS = re.compile(
     + ANY_DCS + rb"\d\$r(?:(?P<top>\d+);(?P<bottom>\d+))?r" + ANY_ST
     + ANY_DCS + rb"\d\$r(?:(?P<left>\d+);(?P<right>\d+))?s" + ANY_ST
     + ANY_DCS + rb"\d\$r(?P<cursor_style>\d*) q" + ANY_ST
+    + rb"(?:\x1b\]|\x9d|\xc2\x9d)l(?P<title>.*?)" + ANY_ST
     + ANY_CSI + rb"0n$", re.S)
 SYNC_ANSWER = re.compile(ANY_CSI + rb"0n$")
 
@@ -275,6 +291,10 @@ def inside(job_file, result_file):
         rows, cols = struct.unpack("HHHH", fcntl.ioctl(0, termios.TIOCGWINSZ, b"\0" * 8))[:2]
         results["size"] = [rows, cols]
         prints = 0
+        # The title xterm reports when none is set (its own name), which reads as `(none)`.
+        write_all(RESET + QUERIES)
+        _, m = read_until(ANSWERS, time.monotonic() + CASE_TIMEOUT_S)
+        no_title = m.group("title").decode("utf-8", "replace")
         for case in job["cases"]:
             res = {"id": case["id"]}
             results["cases"].append(res)
@@ -285,7 +305,10 @@ def inside(job_file, result_file):
                 write_all(bytes.fromhex(case["input"]) + QUERIES)
                 buf, m = read_until(ANSWERS, deadline)
                 res["replies"] = buf[:m.start()].hex()
-                res["answers"] = {k: int(v) for k, v in m.groupdict().items() if v}
+                res["answers"] = {k: int(v) for k, v in m.groupdict().items()
+                                  if v and k != "title"}
+                title = m.group("title").decode("utf-8", "replace")
+                res["title"] = "" if title == no_title else title
                 for query in [b"\x1b[i"] + ([b"\x1b[?11i"] if case["history"] else []):
                     # DECPEX first: without it xterm prints only the scroll region (`CSI ? 10 i`
                     # too, although ctlseqs says it ignores DECPEX).
@@ -569,6 +592,10 @@ def compare(case, res):
             n += 1
             if got_modes[key] != want:
                 return f"modes: {key}={want} vs xterm {key}={got_modes[key]}", n
+    if "title" in case:
+        n += 1
+        if res["title"] != case["title"]:
+            return f"title: {esc(case['title'])!r} vs xterm {esc(res['title'])!r}", n
     replies = bytes.fromhex(res["replies"])
     if "replies" in case:
         n += 1
@@ -711,7 +738,7 @@ def main():
     summary = (f"xterm oracle: {agree} of {compared} cases agree with xterm ({version}; "
                f"{documented} differ as XTERM_DIFFERENCES says, {len(undocumented)} "
                f"undocumented); not compared: {not_comparable} expect only what xterm cannot "
-               f"show (wrapped, title, cwd, kitty flags, synchronized output, styles of blank "
+               f"show (wrapped, cwd, kitty flags, synchronized output, styles of blank "
                f"cells and of cells after attributes), {len(no_answer)} got no answer from xterm; "
                f"{time.monotonic() - started:.1f} s")
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
