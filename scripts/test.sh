@@ -2,7 +2,8 @@
 # Every test: installs what it needs, builds, then runs the Rust tests (core, relay integration
 # against real PTYs), the wasm DOM tests, and the browser end-to-end tests (Playwright and
 # agent-browser in Debian's headless chromium with native WebMCP, against the real relay).
-# Also checks the tmux oracle behind the differential tests and runs a short cargo-fuzz pass.
+# Also checks the tmux oracle behind the differential tests, checks the conformance suite against
+# real xterm (scripts/xterm-oracle.py), and runs a short cargo-fuzz pass.
 # Ends with one summary line, "all: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,8 @@ python3 scripts/layers.py --self-test 2>&1 | tee -a "$log"
 python3 scripts/layers.py 2>&1 | tee -a "$log"
 echo "== tmux oracle: the recorded sessions' expected screens still come from tmux"
 python3 scripts/tmux-oracle.py --check 2>&1 | tee -a "$log"
+echo "== xterm oracle: the conformance suite's expectations against real xterm under Xvfb"
+python3 scripts/xterm-oracle.py 2>&1 | tee -a "$log"
 echo "== cargo test (native: core incl. conformance, differential and fuzz-corpus replays; relay)"
 cargo test --workspace --release 2>&1 | tee -a "$log"
 echo "== cargo test (wasm DOM tests in headless chromium)"
