@@ -259,7 +259,8 @@ impl WTerm {
 
     /// Removes the terminal from the page: its elements, listeners, pending frame and resize
     /// observer; drops the callbacks. Later calls do nothing (and `init()` rejects). Calling it
-    /// twice is fine.
+    /// twice is fine. Until then an initialized terminal lives on even when the page drops
+    /// its `WTerm` (as an xterm.js `Terminal` until `dispose()`).
     pub fn destroy(&self) -> Result<(), JsError> {
         let (dom, id) = {
             let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
@@ -268,6 +269,7 @@ impl WTerm {
         // Dropped without the borrow: removing a focused element may fire `blur`.
         drop(dom);
         webmcp::apply(id, Rc::downgrade(&self.shared), None);
+        term::forget(&self.shared);
         Ok(())
     }
 

@@ -25,6 +25,38 @@ use crate::webmcp;
 /// The handle shared by the `WTerm` object and everything that acts on its behalf.
 pub(crate) type Shared = Rc<RefCell<Inner>>;
 
+thread_local! {
+    /// Every terminal from `init()` until `destroy()`. A terminal on the page lives until it is
+    /// destroyed, as an xterm.js `Terminal` does until `dispose()`, whether or not the page
+    /// keeps its `WTerm`: otherwise the garbage collector freed one the page had forgotten
+    /// (a `new WTerm(...)` in a function), and its screen and WebMCP tools went with it.
+    static LIVE: RefCell<Vec<Shared>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keeps `shared` alive until [`forget`].
+fn keep(shared: &Shared) {
+    LIVE.with(|live| {
+        let mut live = live.borrow_mut();
+        if !live.iter().any(|s| Rc::ptr_eq(s, shared)) {
+            live.push(shared.clone());
+        }
+    });
+}
+
+/// Lets `shared` go with its last `WTerm` (at `destroy()`, or an `init()` that failed).
+pub(crate) fn forget(shared: &Shared) {
+    // Taken out first: dropping a terminal must not run inside the borrow.
+    let gone: Vec<Shared> = LIVE.with(|live| {
+        let mut live = live.borrow_mut();
+        let (gone, kept) = std::mem::take(&mut *live)
+            .into_iter()
+            .partition(|s| Rc::ptr_eq(s, shared));
+        *live = kept;
+        gone
+    });
+    drop(gone);
+}
+
 /// Where a terminal is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lifecycle {
@@ -353,6 +385,7 @@ pub(crate) async fn init(shared: Shared) -> Result<(), JsValue> {
         inner.dom = Some(dom);
         inner.lifecycle = Lifecycle::Initializing;
     }
+    keep(&shared);
     // Measure the cell in the font that will draw it, not in a fallback shown meanwhile.
     if let Some(ready) = web_sys::window()
         .and_then(|w| w.document())
@@ -370,6 +403,8 @@ pub(crate) async fn init(shared: Shared) -> Result<(), JsValue> {
             Err(e) => {
                 inner.dom = None;
                 inner.lifecycle = Lifecycle::New;
+                drop(inner);
+                forget(&shared);
                 return Err(e);
             }
         }

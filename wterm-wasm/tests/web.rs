@@ -356,6 +356,25 @@ async fn wide_characters_take_two_cells() {
     t.destroy().unwrap();
 }
 
+/// Regression (found building a webpack app): a terminal whose `WTerm` the page did not keep
+/// was freed by the garbage collector, and its screen stopped taking input and its WebMCP tools
+/// were withdrawn. Dropping the handle here is what the collector's finalizer does.
+#[wasm_bindgen_test]
+async fn a_terminal_lives_until_destroyed_without_its_handle() {
+    let el = host(400, 200);
+    let t = WTerm::new(
+        el.clone().into(),
+        options(&[("cols", 20.into()), ("rows", 5.into())]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    drop(t);
+    type_text(&el, "still here");
+    next_frame().await;
+    assert_eq!(rows(&el)[0], "still here");
+    el.remove();
+}
+
 #[wasm_bindgen_test]
 async fn destroy_removes_everything() {
     let el = host(400, 200);
