@@ -25,7 +25,7 @@ use super::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{
     DEFAULT_READ_LINES, DEFAULT_WAIT_MS, DELTA_MAX_CHANGED_PERCENT, MAX_ATTR_RUNS, MAX_READ_LINES,
-    MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES, MAX_WAIT_MS,
+    MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES, MAX_WAIT_MS, READ_FREE_CELLS,
 };
 use crate::ground::Refusal;
 use crate::session::{epoch_ms, Locked, Session, SessionId};
@@ -696,6 +696,9 @@ pub async fn read_from(
     let ended = session.wait_ended();
     tokio::pin!(ended);
     let mut quiet = None;
+    let large = cells(session, args) > u64::from(READ_FREE_CELLS)
+        && tokio::runtime::Handle::current().runtime_flavor()
+            == tokio::runtime::RuntimeFlavor::MultiThread;
     let (snap, matched) = loop {
         changes.borrow_and_update();
         let epoch = *access.borrow_and_update();
@@ -703,7 +706,13 @@ pub async fn read_from(
             checked = epoch;
             gate()?;
         }
-        let snap = snapshot(session, args, origin);
+        let snap = if large {
+            // Building a large frame takes milliseconds: the worker hands its other tasks
+            // (connections, pumps) to another thread meanwhile instead of stalling them.
+            tokio::task::block_in_place(|| snapshot(session, args, origin))
+        } else {
+            snapshot(session, args, origin)
+        };
         let Some(wait) = &args.wait else {
             break (snap, None);
         };
