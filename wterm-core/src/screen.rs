@@ -87,6 +87,9 @@ pub(crate) struct ModeState {
     pub autowrap: bool,
     pub insert: bool,
     pub origin: bool,
+    /// xterm's reverse wraparound (`CSI ? 45 h`): with autowrap, BS and CUB continue at the
+    /// end of the row above.
+    pub reverse_wrap: bool,
     /// LNM (`CSI 20 h`): LF, VT and FF also return the carriage.
     pub newline: bool,
     pub sync: bool,
@@ -108,6 +111,7 @@ impl Default for ModeState {
             autowrap: true,
             insert: false,
             origin: false,
+            reverse_wrap: false,
             newline: false,
             sync: false,
             focus_events: false,
@@ -367,9 +371,8 @@ impl Screen {
                 }
             }
             self.last_char = Some((content, 2));
-        } else if self.last_char.is_some() {
-            self.last_char = Some((content, if cell.flags & WIDE != 0 { 2 } else { 1 }));
         }
+        // A combining mark leaves REP its base character, as xterm repeats it.
         true
     }
 
@@ -533,9 +536,10 @@ impl Screen {
         split_wide(cells, usize::from(to));
     }
 
-    /// REP (`CSI Ps b`): prints the last graphic character `n` more times.
-    pub fn repeat(&mut self, n: u16) {
-        if let Some((content, width)) = self.last_char {
+    /// REP (`CSI Ps b`): prints `last`, the graphic character printed right before REP (none
+    /// after a control or another sequence), `n` more times.
+    pub fn repeat(&mut self, last: Option<(u32, u8)>, n: u16) {
+        if let Some((content, width)) = last {
             for _ in 0..n {
                 self.put(content, width);
             }
@@ -603,7 +607,29 @@ impl Screen {
     /// lands on the column before it (xterm).
     pub fn backward(&mut self, n: u16) {
         let (row, col) = (self.buf().row, self.buf().col);
+        if self.modes.reverse_wrap && self.modes.autowrap {
+            // Reverse wraparound (xterm): a pending wrap is cancelled by the first step; the
+            // rest count back through the rows above, from the top row to the bottom one.
+            let n = u32::from(n) - u32::from(self.buf().pending_wrap);
+            let (rows, cols) = (u32::from(self.size.rows), u32::from(self.size.cols));
+            let at = u32::from(row) * cols + u32::from(col);
+            let to = (at + rows * cols - n % (rows * cols)) % (rows * cols);
+            self.set_cursor((to / cols) as u16, (to % cols) as u16);
+            return;
+        }
         self.set_cursor(row, col.saturating_sub(n));
+    }
+
+    /// VPR (`CSI Ps e`): down `n` rows of the screen; unlike CUD it does not stop at the
+    /// bottom margin, except in origin mode (xterm).
+    pub fn down_rows(&mut self, n: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        let limit = if self.modes.origin {
+            self.bottom
+        } else {
+            self.size.rows - 1
+        };
+        self.set_cursor(row.saturating_add(n).min(limit), col);
     }
 
     pub fn carriage_return(&mut self) {
@@ -658,8 +684,10 @@ impl Screen {
                 break;
             }
         }
-        // xterm keeps a pending wrap across HT; we clear it like a cursor move (tmux does too).
+        // xterm keeps a pending wrap across HT (the next character still wraps).
+        let pending = self.buf().pending_wrap;
         self.set_cursor(row, col);
+        self.buf_mut().pending_wrap = pending;
     }
 
     /// CBT: to the `n`-th previous tab stop, or column 0.
@@ -674,7 +702,10 @@ impl Screen {
                 col -= 1;
             }
         }
+        // As HT, xterm keeps a pending wrap across CBT, even though the cursor moved back.
+        let pending = self.buf().pending_wrap;
         self.set_cursor(row, col);
+        self.buf_mut().pending_wrap = pending;
     }
 
     /// HTS: a tab stop at the cursor column.
