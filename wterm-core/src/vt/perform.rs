@@ -149,7 +149,17 @@ impl Perform for Screen {
                 let bottom = arg(params, 1, rows) - 1;
                 self.set_scroll_region(top, bottom);
             }
+            // With DECLRMM set, `CSI s` is DECSLRM (xterm); SCOSC otherwise.
+            ([], 's') if self.modes.lr_margin_mode => {
+                let left = arg(params, 0, 1) - 1;
+                let right = arg(params, 1, self.size.cols) - 1;
+                self.set_lr_margins(left, right);
+            }
             ([], 's') => self.save_cursor(),
+            ([b' '], '@') => self.scroll_columns(arg(params, 0, 1), false),
+            ([b' '], 'A') => self.scroll_columns(arg(params, 0, 1), true),
+            ([b'\''], '}') => self.edit_columns(arg(params, 0, 1), true),
+            ([b'\''], '~') => self.edit_columns(arg(params, 0, 1), false),
             ([], 'u') => self.restore_cursor(),
             ([b'>'], 'c') if raw(params, 0) == 0 => self.replies.extend_from_slice(DA2_REPLY),
             ([b'>'], 'q') => self.replies.extend_from_slice(
@@ -297,11 +307,12 @@ impl Screen {
     }
 
     /// CPR (`CSI row ; col R`) or, for DECXCPR, `CSI ? row ; col R`; 1-based, and relative to
-    /// the scroll region under DECOM.
+    /// the scroll region and the left margin under DECOM.
     fn report_cursor(&mut self, private: bool) {
-        let (mut row, col) = (self.buf().row, self.buf().col);
+        let (mut row, mut col) = (self.buf().row, self.buf().col);
         if self.modes.origin {
             row = row.saturating_sub(self.top);
+            col = col.saturating_sub(self.left);
         }
         let q = if private { "?" } else { "" };
         self.replies
@@ -347,6 +358,7 @@ impl Screen {
             }
             25 => self.modes.show_cursor = on,
             45 => self.modes.reverse_wrap = on,
+            69 => self.set_lr_margin_mode(on),
             47 => {
                 if on {
                     self.enter_alt(false)
@@ -418,6 +430,7 @@ impl Screen {
             7 => m.autowrap,
             25 => m.show_cursor,
             45 => m.reverse_wrap,
+            69 => m.lr_margin_mode,
             47 | 1047 | 1049 => self.alt_active,
             1004 => m.focus_events,
             1005 => m.mouse_encoding & 1 != 0,
