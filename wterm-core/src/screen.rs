@@ -504,10 +504,11 @@ impl Screen {
         let (row, col) = (self.buf().row, self.buf().col);
         let w = u16::from(width);
         if insert {
-            if self.lr_margins_set() && col <= self.right {
-                self.shift_cells(row, col, self.right, w, true);
-            } else {
+            // Outside the left and right margins nothing moves (as ICH there; xterm).
+            if !self.lr_margins_set() {
                 self.insert_blanks(row, col, w);
+            } else if self.col_in_lr_margins() {
+                self.shift_cells(row, col, self.right, w, true);
             }
         }
         self.fix_wide(row, col, col + w);
@@ -644,11 +645,18 @@ impl Screen {
         if self.modes.reverse_wrap && self.modes.autowrap {
             // Reverse wraparound (xterm): a pending wrap is cancelled by the first step; the
             // rest count back through the rows above, from the top row to the bottom one.
+            // Within the left and right margins the rows are the margins' width.
             let n = u32::from(n) - u32::from(self.buf().pending_wrap);
-            let (rows, cols) = (u32::from(self.size.rows), u32::from(self.size.cols));
-            let at = u32::from(row) * cols + u32::from(col);
+            let (left, right) = if self.col_in_lr_margins() {
+                (self.left, self.right)
+            } else {
+                (0, self.size.cols - 1)
+            };
+            let rows = u32::from(self.size.rows);
+            let cols = u32::from(right - left) + 1;
+            let at = u32::from(row) * cols + u32::from(col - left);
             let to = (at + rows * cols - n % (rows * cols)) % (rows * cols);
-            self.set_cursor((to / cols) as u16, (to % cols) as u16);
+            self.set_cursor((to / cols) as u16, left + (to % cols) as u16);
             return;
         }
         // Stops at the left margin when starting right of it.
