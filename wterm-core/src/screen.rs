@@ -87,6 +87,12 @@ pub(crate) struct ModeState {
     pub autowrap: bool,
     pub insert: bool,
     pub origin: bool,
+    /// xterm's reverse wraparound (`CSI ? 45 h`): with autowrap, BS and CUB continue at the
+    /// end of the row above.
+    pub reverse_wrap: bool,
+    /// DECLRMM (`CSI ? 69 h`): `CSI Pl ; Pr s` sets left and right margins instead of saving
+    /// the cursor.
+    pub lr_margin_mode: bool,
     /// LNM (`CSI 20 h`): LF, VT and FF also return the carriage.
     pub newline: bool,
     pub sync: bool,
@@ -108,6 +114,8 @@ impl Default for ModeState {
             autowrap: true,
             insert: false,
             origin: false,
+            reverse_wrap: false,
+            lr_margin_mode: false,
             newline: false,
             sync: false,
             focus_events: false,
@@ -162,6 +170,10 @@ pub(crate) struct Screen {
     /// Scroll region, inclusive rows (DECSTBM).
     pub top: u16,
     pub bottom: u16,
+    /// Left and right margins, inclusive columns (DECSLRM, while DECLRMM is set); the whole
+    /// width otherwise.
+    pub left: u16,
+    pub right: u16,
     pub tabs: Vec<bool>,
     pub charsets: [Charset; 4],
     /// Which of G0–G3 is invoked into GL (SI → 0, SO → 1).
@@ -224,6 +236,8 @@ impl Screen {
             pen: CellStyle::DEFAULT,
             top: 0,
             bottom: size.rows - 1,
+            left: 0,
+            right: size.cols - 1,
             tabs: default_tabs(size.cols),
             charsets: [Charset::Ascii; 4],
             gl: 0,
@@ -367,9 +381,8 @@ impl Screen {
                 }
             }
             self.last_char = Some((content, 2));
-        } else if self.last_char.is_some() {
-            self.last_char = Some((content, if cell.flags & WIDE != 0 { 2 } else { 1 }));
         }
+        // A combining mark leaves REP its base character, as xterm repeats it.
         true
     }
 
@@ -402,21 +415,23 @@ impl Screen {
         if self.modes.insert || run.is_empty() {
             return 0;
         }
-        let (cols, pen) = (self.size.cols, self.pen);
+        let (cols, right, pen) = (self.size.cols, self.right, self.pen);
         let buf = if self.alt_active {
             &mut self.alt
         } else {
             &mut self.main
         };
         let (row, col) = (buf.row, buf.col);
-        if buf.pending_wrap || col + 1 >= cols {
+        // Text wraps at the right margin while the cursor is left of it, else at the edge.
+        let edge = if col <= right { right } else { cols - 1 };
+        if buf.pending_wrap || col >= edge {
             return 0;
         }
         let Some(r) = buf.rows.get_mut(usize::from(row)) else {
             return 0;
         };
         let start = usize::from(col);
-        let room = usize::from(cols - 1 - col).min(run.len());
+        let room = usize::from(edge - col).min(run.len());
         let Some(cells) = r.cells.get_mut(start..start + room) else {
             return 0;
         };
@@ -461,29 +476,40 @@ impl Screen {
         if self.buf().pending_wrap && autowrap {
             let row = self.buf().row;
             self.buf_mut().rows[usize::from(row)].wrapped = true;
-            self.buf_mut().col = 0;
+            // To the left margin (xterm does so even from right of the right margin).
+            self.buf_mut().col = self.left;
             self.index();
         }
-        if width == 2 && self.buf().col + 1 >= cols {
+        let edge = if self.buf().col <= self.right {
+            self.right
+        } else {
+            cols - 1
+        };
+        if width == 2 && self.buf().col + 1 > edge {
             if !autowrap || cols < 2 {
                 return;
             }
             // No room for both halves: the last cell stays blank and the character wraps.
             let (row, col) = (self.buf().row, self.buf().col);
-            let style = self.erase_style();
+            let (style, left) = (self.erase_style(), self.left);
             self.fix_wide(row, col, col + 1);
             let buf = self.buf_mut();
             let r = &mut buf.rows[usize::from(row)];
             r.cells[usize::from(col)] = Cell::blank(style);
             r.touch(usize::from(col) + 1);
             r.wrapped = true;
-            buf.col = 0;
+            buf.col = left;
             self.index();
         }
         let (row, col) = (self.buf().row, self.buf().col);
         let w = u16::from(width);
         if insert {
-            self.insert_blanks(row, col, w);
+            // Outside the left and right margins nothing moves (as ICH there; xterm).
+            if !self.lr_margins_set() {
+                self.insert_blanks(row, col, w);
+            } else if self.col_in_lr_margins() {
+                self.shift_cells(row, col, self.right, w, true);
+            }
         }
         self.fix_wide(row, col, col + w);
         let buf = if self.alt_active {
@@ -516,8 +542,8 @@ impl Screen {
         self.last_print = Some((row, col));
         self.last_char = Some((content, width));
         let next = col + w;
-        if next >= cols {
-            buf.col = cols - 1;
+        if next > edge {
+            buf.col = edge;
             buf.pending_wrap = autowrap;
         } else {
             buf.col = next;
@@ -533,9 +559,10 @@ impl Screen {
         split_wide(cells, usize::from(to));
     }
 
-    /// REP (`CSI Ps b`): prints the last graphic character `n` more times.
-    pub fn repeat(&mut self, n: u16) {
-        if let Some((content, width)) = self.last_char {
+    /// REP (`CSI Ps b`): prints `last`, the graphic character printed right before REP (none
+    /// after a control or another sequence), `n` more times.
+    pub fn repeat(&mut self, last: Option<(u32, u8)>, n: u16) {
+        if let Some((content, width)) = last {
             for _ in 0..n {
                 self.put(content, width);
             }
@@ -557,6 +584,7 @@ impl Screen {
     pub fn goto(&mut self, row: u16, col: u16) {
         if self.modes.origin {
             let row = self.top.saturating_add(row).min(self.bottom);
+            let col = self.left.saturating_add(col).min(self.right);
             self.set_cursor(row, col);
         } else {
             self.set_cursor(row, col);
@@ -572,6 +600,11 @@ impl Screen {
     /// CHA/HPA: column only.
     pub fn goto_col(&mut self, col: u16) {
         let row = self.buf().row;
+        let col = if self.modes.origin {
+            self.left.saturating_add(col).min(self.right)
+        } else {
+            col
+        };
         self.set_cursor(row, col);
     }
 
@@ -596,19 +629,62 @@ impl Screen {
     /// CUF.
     pub fn forward(&mut self, n: u16) {
         let (row, col) = (self.buf().row, self.buf().col);
-        self.set_cursor(row, col.saturating_add(n));
+        // Stops at the right margin when starting left of it.
+        let limit = if col <= self.right {
+            self.right
+        } else {
+            self.size.cols - 1
+        };
+        self.set_cursor(row, col.saturating_add(n).min(limit));
     }
 
     /// CUB (and BS for `n` = 1): a pending wrap is cleared first, so BS after the last column
     /// lands on the column before it (xterm).
     pub fn backward(&mut self, n: u16) {
         let (row, col) = (self.buf().row, self.buf().col);
-        self.set_cursor(row, col.saturating_sub(n));
+        if self.modes.reverse_wrap && self.modes.autowrap {
+            // Reverse wraparound (xterm): a pending wrap is cancelled by the first step; the
+            // rest count back through the rows above, from the top row to the bottom one.
+            // Within the left and right margins the rows are the margins' width.
+            let n = u32::from(n) - u32::from(self.buf().pending_wrap);
+            let (left, right) = if self.col_in_lr_margins() {
+                (self.left, self.right)
+            } else {
+                (0, self.size.cols - 1)
+            };
+            let rows = u32::from(self.size.rows);
+            let cols = u32::from(right - left) + 1;
+            let at = u32::from(row) * cols + u32::from(col - left);
+            let to = (at + rows * cols - n % (rows * cols)) % (rows * cols);
+            self.set_cursor((to / cols) as u16, left + (to % cols) as u16);
+            return;
+        }
+        // Stops at the left margin when starting right of it.
+        let limit = if col >= self.left { self.left } else { 0 };
+        self.set_cursor(row, col.saturating_sub(n).max(limit));
+    }
+
+    /// VPR (`CSI Ps e`): down `n` rows of the screen; unlike CUD it does not stop at the
+    /// bottom margin, except in origin mode (xterm).
+    pub fn down_rows(&mut self, n: u16) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        let limit = if self.modes.origin {
+            self.bottom
+        } else {
+            self.size.rows - 1
+        };
+        self.set_cursor(row.saturating_add(n).min(limit), col);
     }
 
     pub fn carriage_return(&mut self) {
+        // To the left margin, or column 0 from left of it.
+        let left = if self.buf().col >= self.left {
+            self.left
+        } else {
+            0
+        };
         let buf = self.buf_mut();
-        buf.col = 0;
+        buf.col = left;
         buf.pending_wrap = false;
     }
 
@@ -626,7 +702,10 @@ impl Screen {
         buf.pending_wrap = false;
         let row = buf.row;
         if row == self.bottom {
-            self.scroll_up(1);
+            // Outside the left and right margins the bottom margin does not scroll.
+            if self.col_in_lr_margins() {
+                self.scroll_up(1);
+            }
         } else if row + 1 < self.size.rows {
             self.buf_mut().row = row + 1;
         }
@@ -638,7 +717,9 @@ impl Screen {
         buf.pending_wrap = false;
         let row = buf.row;
         if row == self.top {
-            self.scroll_down(1);
+            if self.col_in_lr_margins() {
+                self.scroll_down(1);
+            }
         } else if row > 0 {
             self.buf_mut().row = row - 1;
         }
@@ -646,8 +727,13 @@ impl Screen {
 
     /// HT / CHT: to the `n`-th next tab stop, or the last column.
     pub fn tab_forward(&mut self, n: u16) {
-        let cols = self.size.cols;
         let (row, mut col) = (self.buf().row, self.buf().col);
+        // The right margin stops it when starting left of it (xterm).
+        let cols = if col <= self.right {
+            self.right + 1
+        } else {
+            self.size.cols
+        };
         for _ in 0..n {
             col += 1;
             while col < cols - 1 && !self.tabs[usize::from(col)] {
@@ -658,8 +744,10 @@ impl Screen {
                 break;
             }
         }
-        // xterm keeps a pending wrap across HT; we clear it like a cursor move (tmux does too).
+        // xterm keeps a pending wrap across HT (the next character still wraps).
+        let pending = self.buf().pending_wrap;
         self.set_cursor(row, col);
+        self.buf_mut().pending_wrap = pending;
     }
 
     /// CBT: to the `n`-th previous tab stop, or column 0.
@@ -674,7 +762,10 @@ impl Screen {
                 col -= 1;
             }
         }
+        // As HT, xterm keeps a pending wrap across CBT, even though the cursor moved back.
+        let pending = self.buf().pending_wrap;
         self.set_cursor(row, col);
+        self.buf_mut().pending_wrap = pending;
     }
 
     /// HTS: a tab stop at the cursor column.
@@ -719,6 +810,10 @@ impl Screen {
     /// top of a region that starts at the screen's top go to history (main screen, as xterm).
     pub fn scroll_up(&mut self, n: u16) {
         let (top, bottom) = (self.top, self.bottom);
+        if self.lr_margins_set() {
+            self.scroll_rect(top, bottom, n, true);
+            return;
+        }
         let n = n.min(bottom - top + 1);
         let style = self.erase_style();
         let cols = self.size.cols;
@@ -747,6 +842,10 @@ impl Screen {
     /// SD and RI at the top margin: the region's rows move down `n`; blank rows enter at the top.
     pub fn scroll_down(&mut self, n: u16) {
         let (top, bottom) = (self.top, self.bottom);
+        if self.lr_margins_set() {
+            self.scroll_rect(top, bottom, n, false);
+            return;
+        }
         let n = n.min(bottom - top + 1);
         let style = self.erase_style();
         let cols = self.size.cols;
@@ -777,7 +876,7 @@ impl Screen {
     /// IL: `n` blank rows at the cursor row, pushing rows below down within the region.
     pub fn insert_lines(&mut self, n: u16) {
         let row = self.buf().row;
-        if row < self.top || row > self.bottom {
+        if row < self.top || row > self.bottom || !self.col_in_lr_margins() {
             return;
         }
         let saved = self.top;
@@ -790,7 +889,12 @@ impl Screen {
     /// DL: removes `n` rows at the cursor row, pulling rows below up within the region.
     pub fn delete_lines(&mut self, n: u16) {
         let row = self.buf().row;
-        if row < self.top || row > self.bottom {
+        if row < self.top || row > self.bottom || !self.col_in_lr_margins() {
+            return;
+        }
+        if self.lr_margins_set() {
+            self.scroll_rect(row, self.bottom, n, true);
+            self.carriage_return();
             return;
         }
         let (top, bottom) = (self.top, self.bottom);
@@ -909,13 +1013,26 @@ impl Screen {
     /// ICH: `n` blanks at the cursor.
     pub fn insert_chars(&mut self, n: u16) {
         let (row, col) = (self.buf().row, self.buf().col);
-        self.insert_blanks(row, col, n);
+        if self.lr_margins_set() {
+            if self.col_in_lr_margins() {
+                self.shift_cells(row, col, self.right, n, true);
+            }
+        } else {
+            self.insert_blanks(row, col, n);
+        }
         self.buf_mut().pending_wrap = false;
     }
 
     /// DCH: removes `n` cells at the cursor; blanks enter at the right edge.
     pub fn delete_chars(&mut self, n: u16) {
         let (row, col) = (self.buf().row, self.buf().col);
+        if self.lr_margins_set() {
+            if self.col_in_lr_margins() {
+                self.shift_cells(row, col, self.right, n, false);
+            }
+            self.buf_mut().pending_wrap = false;
+            return;
+        }
         let cols = usize::from(self.size.cols);
         let c = usize::from(col);
         let n = usize::from(n).min(cols - c);
@@ -929,6 +1046,136 @@ impl Screen {
         cells[c..].rotate_left(n);
         cells[cols - n..].fill(Cell::blank(style));
         self.buf_mut().pending_wrap = false;
+    }
+
+    // ---- left and right margins ----
+
+    /// Whether left and right margins narrower than the screen are in effect.
+    #[inline]
+    pub fn lr_margins_set(&self) -> bool {
+        self.left != 0 || self.right != self.size.cols - 1
+    }
+
+    /// Whether the cursor's column lies within the left and right margins.
+    #[inline]
+    fn col_in_lr_margins(&self) -> bool {
+        let col = self.buf().col;
+        col >= self.left && col <= self.right
+    }
+
+    /// The margins back to the whole width.
+    pub fn reset_lr_margins(&mut self) {
+        self.left = 0;
+        self.right = self.size.cols - 1;
+    }
+
+    /// DECLRMM (`CSI ? 69 h/l`); resetting it removes the margins.
+    pub fn set_lr_margin_mode(&mut self, on: bool) {
+        self.modes.lr_margin_mode = on;
+        if !on {
+            self.reset_lr_margins();
+        }
+    }
+
+    /// DECSLRM: 0-based inclusive margins (already defaulted); an invalid pair is ignored.
+    /// The cursor goes home (to the margins' corner under DECOM).
+    pub fn set_lr_margins(&mut self, left: u16, right: u16) {
+        let right = right.min(self.size.cols - 1);
+        if left >= right {
+            return;
+        }
+        self.left = left;
+        self.right = right;
+        self.goto(0, 0);
+    }
+
+    /// Moves cells `from..=to` of `row` right (`to_right`) or left by `n`; the cells pushed
+    /// past the end are lost and blanks in the erase style enter at the other end.
+    fn shift_cells(&mut self, row: u16, from: u16, to: u16, n: u16, to_right: bool) {
+        let (f, t) = (usize::from(from), usize::from(to) + 1);
+        if f >= t {
+            return;
+        }
+        let n = usize::from(n).min(t - f);
+        let style = self.erase_style();
+        let r = &mut self.buf_mut().rows[usize::from(row)];
+        r.touch(t);
+        let cells = &mut r.cells;
+        split_wide(cells, f);
+        split_wide(cells, t);
+        let cells = &mut cells[f..t];
+        let len = cells.len();
+        if to_right {
+            split_wide(cells, len - n);
+            cells.rotate_right(n);
+            cells[..n].fill(Cell::blank(style));
+        } else {
+            split_wide(cells, n);
+            cells.rotate_left(n);
+            cells[len - n..].fill(Cell::blank(style));
+        }
+        // A wide pair cut at either end of the moved block goes blank.
+        if cells[0].flags & WIDE_CONT != 0 {
+            cells[0] = Cell::blank(style);
+        }
+        if cells[len - 1].flags & WIDE != 0 {
+            cells[len - 1] = Cell::blank(style);
+        }
+    }
+
+    /// Scrolls the block of rows `top..=bottom` between the left and right margins up
+    /// (`up`) or down by `n`; blank cells enter. No row goes to history (xterm).
+    fn scroll_rect(&mut self, top: u16, bottom: u16, n: u16, up: bool) {
+        let n = n.min(bottom - top + 1);
+        let (l, r) = (usize::from(self.left), usize::from(self.right) + 1);
+        let style = self.erase_style();
+        let buf = self.buf_mut();
+        for row in top..=bottom {
+            let cells = &mut buf.rows[usize::from(row)].cells;
+            split_wide(cells, l);
+            split_wide(cells, r);
+        }
+        let rows: Vec<u16> = if up {
+            (top..=bottom).collect()
+        } else {
+            (top..=bottom).rev().collect()
+        };
+        for (i, &dst) in rows.iter().enumerate() {
+            let block: Vec<Cell> = match rows.get(i + usize::from(n)) {
+                Some(&src) => buf.rows[usize::from(src)].cells[l..r].to_vec(),
+                None => vec![Cell::blank(style); r - l],
+            };
+            let row = &mut buf.rows[usize::from(dst)];
+            row.cells[l..r].copy_from_slice(&block);
+            row.touch(r);
+        }
+        self.last_print = None;
+    }
+
+    /// SL (`CSI Ps SP @`) and SR (`CSI Ps SP A`): the rows of the scroll region, between the
+    /// left and right margins, move left or right `n` columns; nothing happens when the cursor
+    /// is outside that block (xterm).
+    pub fn scroll_columns(&mut self, n: u16, to_right: bool) {
+        let row = self.buf().row;
+        if row < self.top || row > self.bottom || !self.col_in_lr_margins() {
+            return;
+        }
+        for r in self.top..=self.bottom {
+            self.shift_cells(r, self.left, self.right, n, to_right);
+        }
+    }
+
+    /// DECIC (`CSI Ps ' }`) and DECDC (`CSI Ps ' ~`): `n` blank columns inserted at, or `n`
+    /// columns deleted from, the cursor's column in every row of the scroll region, up to the
+    /// right margin; nothing happens when the cursor is outside the margins.
+    pub fn edit_columns(&mut self, n: u16, insert: bool) {
+        let (row, col) = (self.buf().row, self.buf().col);
+        if row < self.top || row > self.bottom || !self.col_in_lr_margins() {
+            return;
+        }
+        for r in self.top..=self.bottom {
+            self.shift_cells(r, col, self.right, n, insert);
+        }
     }
 
     /// DECALN: fills the screen with `E`, resets margins, cursor home.
@@ -945,6 +1192,7 @@ impl Screen {
         }
         self.top = 0;
         self.bottom = self.size.rows - 1;
+        self.reset_lr_margins();
         self.set_cursor(0, 0);
     }
 
@@ -1035,6 +1283,7 @@ impl Screen {
         };
         self.top = 0;
         self.bottom = self.size.rows - 1;
+        self.reset_lr_margins();
         self.pen = CellStyle::DEFAULT;
         self.charsets = [Charset::Ascii; 4];
         self.gl = 0;
@@ -1133,6 +1382,8 @@ impl Screen {
         self.tabs = tabs;
         self.top = 0;
         self.bottom = size.rows - 1;
+        self.left = 0;
+        self.right = size.cols - 1;
         self.last_print = None;
     }
 

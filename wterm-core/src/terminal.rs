@@ -1075,30 +1075,50 @@ impl SnapshotWriter<'_> {
             self.out
                 .extend_from_slice(format!("\x1b[{};{}r", s.top + 1, s.bottom + 1).as_bytes());
         }
+        // DECLRMM and the left and right margins (DECSLRM homes the cursor, placed below).
+        if m.lr_margin_mode {
+            self.out.extend_from_slice(b"\x1b[?69h");
+            if s.lr_margins_set() {
+                self.out
+                    .extend_from_slice(format!("\x1b[{};{}s", s.left + 1, s.right + 1).as_bytes());
+            }
+        }
         let b = s.buf();
         // The cursor, re-printing the last column's cell when a wrap is pending.
-        let row_base = if m.origin { s.top } else { 0 };
+        let (row_base, col_base) = if m.origin { (s.top, s.left) } else { (0, 0) };
         if m.origin {
             self.out.extend_from_slice(b"\x1b[?6h");
         }
         let r = b.row.saturating_sub(row_base) + 1;
         if b.pending_wrap && m.autowrap {
             let cells = &b.rows[usize::from(b.row)].cells;
-            let last = usize::from(cols) - 1;
+            // The wrap is pending at the right margin (the edge from right of it), or, after
+            // CBT (which keeps it, as xterm), at a tab stop left of there.
+            let edge = if b.col <= s.right { s.right } else { cols - 1 };
+            let last = usize::from(edge);
             let at = if cells[last].flags & WIDE_CONT != 0 && last > 0 {
                 last - 1
             } else {
                 last
             };
-            self.out
-                .extend_from_slice(format!("\x1b[{r};{}H", at + 1).as_bytes());
+            self.out.extend_from_slice(
+                format!("\x1b[{r};{}H", at - usize::from(col_base) + 1).as_bytes(),
+            );
             self.set_style(cells[at].style.unpack());
             let mut text = String::new();
             s.clusters.push_text(cells[at].content, &mut text);
             self.out.extend_from_slice(text.as_bytes());
+            let back = (b.col..edge)
+                .filter(|&c| c == 0 || s.tabs[usize::from(c)])
+                .count();
+            if back > 0 {
+                self.out
+                    .extend_from_slice(format!("\x1b[{back}Z").as_bytes());
+            }
         } else {
-            self.out
-                .extend_from_slice(format!("\x1b[{r};{}H", b.col + 1).as_bytes());
+            self.out.extend_from_slice(
+                format!("\x1b[{r};{}H", b.col.saturating_sub(col_base) + 1).as_bytes(),
+            );
         }
         self.set_style(s.pen.unpack());
         self.charsets(&s.charsets, s.gl);
@@ -1106,6 +1126,7 @@ impl SnapshotWriter<'_> {
         for (on, n) in [
             (m.app_cursor, 1),
             (!m.autowrap, 7),
+            (m.reverse_wrap, 45),
             (!m.show_cursor, 25),
             (m.focus_events, 1004),
             (m.mouse_encoding & 1 != 0, 1005),

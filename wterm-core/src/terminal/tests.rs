@@ -711,3 +711,27 @@ fn the_resync_prefix_leaves_a_terminal_as_a_fresh_one() {
         );
     }
 }
+
+/// Left and right margins, reverse wraparound, and a wrap pending at the right margin or
+/// (after CBT, which keeps it) at a tab stop, all survive a snapshot: the same bytes fed to the
+/// original and to the rebuilt terminal leave the same screen and cursor.
+#[test]
+fn snapshot_keeps_margins_reverse_wrap_and_a_pending_wrap_off_the_edge() {
+    let next = b"XY\x08\x08\x08\x08Z\x1b[2;4H\x1b[L\x1b[3S\x1b[6n";
+    for setup in [
+        &b"\x1b[?69h\x1b[3;17s\x1b[1;3Habcdefghijklmnop"[..],
+        b"\x1b[?69h\x1b[2;4r\x1b[3;17s\x1b[?6h\x1b[2;2Hxy",
+        b"\x1b[?45h\x1b[2;1H",
+        b"0123456789abcdefghij\x1b[Z",
+        b"\x1b[?69h\x1b[?45h\x1b[2;19s0123456789abcdefghij\x1b[2Z",
+    ] {
+        let mut t = term(4, 20);
+        t.feed(setup);
+        let mut f = rebuilt(&mut t);
+        assert_eq!(f.cursor(), t.cursor(), "{setup:?}");
+        let (a, b) = (t.feed(next), f.feed(next));
+        assert_eq!(f.screen_text(), t.screen_text(), "{setup:?}");
+        assert_eq!(f.cursor(), t.cursor(), "{setup:?}");
+        assert_eq!(a.replies, b.replies, "{setup:?}");
+    }
+}

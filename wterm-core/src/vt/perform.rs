@@ -60,6 +60,9 @@ impl Perform for Screen {
 
     fn execute(&mut self, byte: u8) {
         self.last_print = None;
+        // REP repeats a graphic character only when it comes right before REP (ECMA-48
+        // 8.3.103; xterm): any control or sequence in between leaves nothing to repeat.
+        self.last_char = None;
         match byte {
             0x07 => self.bell = true,
             0x08 => self.backward(1),
@@ -85,6 +88,8 @@ impl Perform for Screen {
         // by BEL (not by ESC, which starts ST); `Terminal::feed` relies on this.
         self.sequence_ended = true;
         self.last_print = None;
+        // Only REP itself uses the character printed just before it (see `execute`).
+        let last_char = self.last_char.take();
         if ignore {
             return;
         }
@@ -92,7 +97,8 @@ impl Perform for Screen {
         match (intermediates, action) {
             ([], '@') => self.insert_chars(arg(params, 0, 1)),
             ([], 'A') => self.up(arg(params, 0, 1)),
-            ([], 'B') | ([], 'e') => self.down(arg(params, 0, 1)),
+            ([], 'B') => self.down(arg(params, 0, 1)),
+            ([], 'e') => self.down_rows(arg(params, 0, 1)),
             ([], 'C') | ([], 'a') => self.forward(arg(params, 0, 1)),
             ([], 'D') => self.backward(arg(params, 0, 1)),
             ([], 'E') => {
@@ -116,7 +122,10 @@ impl Perform for Screen {
             ([], 'T') if params.len() <= 1 => self.scroll_down(arg(params, 0, 1)),
             ([], 'X') => self.erase_chars(arg(params, 0, 1)),
             ([], 'Z') => self.tab_backward(arg(params, 0, 1)),
-            ([], 'b') => self.repeat(arg(params, 0, 1)),
+            ([], 'b') => {
+                self.repeat(last_char, arg(params, 0, 1));
+                self.last_char = None;
+            }
             ([], 'c') if raw(params, 0) == 0 => self.replies.extend_from_slice(DA1_REPLY),
             ([], 'd') => self.goto_row(arg(params, 0, 1) - 1),
             ([], 'g') => self.clear_tabs(raw(params, 0)),
@@ -140,7 +149,17 @@ impl Perform for Screen {
                 let bottom = arg(params, 1, rows) - 1;
                 self.set_scroll_region(top, bottom);
             }
+            // With DECLRMM set, `CSI s` is DECSLRM (xterm); SCOSC otherwise.
+            ([], 's') if self.modes.lr_margin_mode => {
+                let left = arg(params, 0, 1) - 1;
+                let right = arg(params, 1, self.size.cols) - 1;
+                self.set_lr_margins(left, right);
+            }
             ([], 's') => self.save_cursor(),
+            ([b' '], '@') => self.scroll_columns(arg(params, 0, 1), false),
+            ([b' '], 'A') => self.scroll_columns(arg(params, 0, 1), true),
+            ([b'\''], '}') => self.edit_columns(arg(params, 0, 1), true),
+            ([b'\''], '~') => self.edit_columns(arg(params, 0, 1), false),
             ([], 'u') => self.restore_cursor(),
             ([b'>'], 'c') if raw(params, 0) == 0 => self.replies.extend_from_slice(DA2_REPLY),
             ([b'>'], 'q') => self.replies.extend_from_slice(
@@ -183,6 +202,7 @@ impl Perform for Screen {
     fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
         self.sequence_ended = true;
         self.last_print = None;
+        self.last_char = None;
         if ignore {
             return;
         }
@@ -215,6 +235,7 @@ impl Perform for Screen {
     fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
         self.sequence_ended |= bell_terminated;
         self.last_print = None;
+        self.last_char = None;
         match params.first() {
             Some(&b"0") | Some(&b"2") => {
                 let title = osc::rest(params);
@@ -286,11 +307,12 @@ impl Screen {
     }
 
     /// CPR (`CSI row ; col R`) or, for DECXCPR, `CSI ? row ; col R`; 1-based, and relative to
-    /// the scroll region under DECOM.
+    /// the scroll region and the left margin under DECOM.
     fn report_cursor(&mut self, private: bool) {
-        let (mut row, col) = (self.buf().row, self.buf().col);
+        let (mut row, mut col) = (self.buf().row, self.buf().col);
         if self.modes.origin {
             row = row.saturating_sub(self.top);
+            col = col.saturating_sub(self.left);
         }
         let q = if private { "?" } else { "" };
         self.replies
@@ -335,6 +357,8 @@ impl Screen {
                 }
             }
             25 => self.modes.show_cursor = on,
+            45 => self.modes.reverse_wrap = on,
+            69 => self.set_lr_margin_mode(on),
             47 => {
                 if on {
                     self.enter_alt(false)
@@ -405,6 +429,8 @@ impl Screen {
             6 => m.origin,
             7 => m.autowrap,
             25 => m.show_cursor,
+            45 => m.reverse_wrap,
+            69 => m.lr_margin_mode,
             47 | 1047 | 1049 => self.alt_active,
             1004 => m.focus_events,
             1005 => m.mouse_encoding & 1 != 0,
