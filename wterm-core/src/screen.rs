@@ -1292,7 +1292,8 @@ impl Screen {
     }
 
     /// RIS (`ESC c`): everything back to power-on state except history, which xterm and tmux
-    /// keep; the title, working directory, shell-integration state and kitty flags go. The
+    /// keep, and the title, which xterm 379 keeps (checked with the xterm oracle); the working
+    /// directory, shell-integration state and kitty flags go. The
     /// command log stays with the history it points into, its open record included (`reset`
     /// ends with its own `D`); records are cut to their rows in history (`main_screen_erased`).
     pub fn full_reset(&mut self) {
@@ -1308,7 +1309,8 @@ impl Screen {
         fresh.clipboard = self.clipboard.take();
         fresh.dynamic_colors = self.dynamic_colors;
         fresh.sequence_ended = self.sequence_ended;
-        fresh.title_changed = self.title_changed || self.title.is_some();
+        fresh.title_changed = self.title_changed;
+        fresh.title = self.title.take();
         // Links in history stay resolvable.
         fresh.links = core::mem::take(&mut self.links);
         fresh.link_index = core::mem::take(&mut self.link_index);
