@@ -89,10 +89,12 @@ pub async fn await_start(session: &Session, state: &WindowState) {
 }
 
 /// Waits for the line editor's answer to input written just before a `run_command`, at most
-/// until [`ECHO_WAIT_MS`] after that write: first until some output has arrived since the
-/// write, then while the command line still shows typed text. The answer may come in pieces
-/// (readline draws a Ctrl-U as cursor moves, then an erase), so one arrival is not enough; text
-/// someone really typed is still there at the deadline and the caller refuses.
+/// until [`ECHO_WAIT_MS`] after that write: until the input has been taken and answered
+/// ([`Session::input_settled`]: written, read by the shell, which sleeps again, its output in
+/// the emulator), so the command line on the screen is the shell's. Output arriving after the
+/// write proves nothing: it may answer earlier input (a late redraw of a Ctrl-U), while the
+/// echo of text typed just now is still to come. Where the kernel cannot be asked, until output
+/// has arrived since the write and the line looks empty.
 pub async fn await_echo(session: &Session) {
     let Some(written) = session.last_input() else {
         return;
@@ -104,14 +106,20 @@ pub async fn await_echo(session: &Session) {
         if session.has_ended() || Instant::now() >= deadline {
             return;
         }
-        if session.input_unanswered().is_none()
-            && session.inspect(|l| l.terminal.command_line_typed()) != Some(true)
-        {
+        let answered = match session.input_settled() {
+            Some(settled) => settled,
+            None => {
+                session.input_unanswered().is_none()
+                    && session.inspect(|l| l.terminal.command_line_typed()) != Some(true)
+            }
+        };
+        if answered {
             return;
         }
+        let poll = deadline.min(Instant::now() + Duration::from_millis(SUBMIT_POLL_MS));
         tokio::select! {
             _ = changes.changed() => {}
-            () = tokio::time::sleep_until(deadline) => return,
+            () = tokio::time::sleep_until(poll) => {}
         }
     }
 }

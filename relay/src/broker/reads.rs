@@ -57,10 +57,10 @@ impl ReadBudget {
             }),
             // Timed out (the semaphore is never closed).
             _ => Err(Refusal::ReadsBusy(format!(
-                "this read covers {cells} cells (columns x rows, history included); large reads \
-                 in progress hold {} of the {READ_CELLS_IN_FLIGHT} cells the relay answers at \
-                 once, and no room came within {} ms; retry in a moment, or ask for fewer lines",
-                READ_CELLS_IN_FLIGHT as usize - self.cells.available_permits(),
+                "this read covers {cells} cells (columns x rows, history included); the relay \
+                 answers large reads of at most {READ_CELLS_IN_FLIGHT} cells at once, and the \
+                 reads in progress or queued ahead left no room within {} ms; retry in a \
+                 moment, or ask for fewer lines",
                 wait.as_millis(),
             ))),
         }
@@ -93,7 +93,7 @@ mod tests {
         assert_eq!(refused.code(), "reads_busy");
         let detail = refused.detail().unwrap().to_owned();
         assert!(
-            detail.contains(&format!("hold {READ_CELLS_IN_FLIGHT} of the")),
+            detail.contains(&format!("at most {READ_CELLS_IN_FLIGHT} cells")),
             "{detail}"
         );
         // Room again once one answer is gone; a read larger than the bound takes all of it.

@@ -314,10 +314,11 @@ pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(20);
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long an answer's bytes may wait for a peer that reads none of them, in seconds; then
-/// the connection is closed (a peer that stopped reading must not hold an answer, and what it
+/// the connection is closed. Well under [`READ_QUEUE_WAIT_MS`], so large reads queued behind a
+/// peer that stopped reading get its room before they give up (a peer that stopped reading must not hold an answer, and what it
 /// holds under the bound on large reads, for ever). Websockets have their own flow control and
 /// are not judged by it.
-pub const SEND_STALL_TIMEOUT: Duration = Duration::from_secs(10);
+pub const SEND_STALL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Pause after an accept error other than a failed handshake, in milliseconds (out of file
 /// descriptors, `EMFILE`/`ENFILE`, or out of memory). The listener stays ready while the

@@ -130,8 +130,9 @@ const METHODS: [&str; 5] = [
 
 /// What the -32601 answer says is accepted.
 pub const METHODS_ACCEPTED: &str = "this server accepts the requests initialize, ping, \
-    tools/list and tools/call (tools only: no prompts, resources, completion or logging), and \
-    the notifications notifications/initialized and notifications/cancelled";
+    tools/list and tools/call (tools only: no prompts, resources, completion or logging), \
+    server/discover (revision 2026-07-28, which has no initialize), and the notifications \
+    notifications/initialized and notifications/cancelled";
 
 /// What the -32602 answer to a malformed `tools/call` says is accepted.
 pub const TOOLS_CALL_PARAMS: &str = "tools/call takes params {\"name\": string, \

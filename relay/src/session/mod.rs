@@ -203,6 +203,10 @@ pub struct Session {
     fed: Notify,
     input: mpsc::Sender<Input>,
     flush_epoch: Arc<AtomicU64>,
+    /// What crossed the PTY (see [`Session::input_settled`]).
+    traffic: Arc<pty::Traffic>,
+    /// Output bytes handed to the emulator's queue and the pages ([`Session::forward`]).
+    forwarded: AtomicU64,
     killer: std::sync::Mutex<Box<dyn ChildKiller + Send + Sync>>,
     ended: watch::Sender<bool>,
     /// The version after every change, for readers waiting on output (`/mcp/read` waits).
@@ -332,6 +336,8 @@ impl Session {
             fed: Notify::new(),
             input: pty.input,
             flush_epoch: pty.flush_epoch,
+            traffic: pty.traffic,
+            forwarded: AtomicU64::new(0),
             killer: std::sync::Mutex::new(pty.killer),
             ended: watch::Sender::new(false),
             changes: watch::Sender::new(0),
@@ -409,7 +415,31 @@ impl Session {
     pub async fn write(&self, bytes: Bytes) -> bool {
         self.out.lock().last_input = Some(Instant::now());
         let epoch = self.flush_epoch.load(Ordering::Acquire);
+        self.traffic.queued.fetch_add(1, Ordering::AcqRel);
         self.input.send(Input { epoch, bytes }).await.is_ok()
+    }
+
+    /// Whether all input written so far has been taken and answered, so that the screen shows
+    /// the program's answer to it: every queued message is written to the PTY, the foreground
+    /// program has read all of it (the slave's input queue is empty) and sleeps (a line editor
+    /// waits in `read(2)` once it has echoed), and all its output so far has reached the
+    /// emulator's queue (nothing on the master, nothing between the reader thread and
+    /// [`Session::forward`]). `None` when the kernel cannot be asked (no tty, no foreground).
+    pub fn input_settled(&self) -> Option<bool> {
+        let t = &self.traffic;
+        if t.written.load(Ordering::Acquire) < t.queued.load(Ordering::Acquire) {
+            return Some(false);
+        }
+        if pty::pending_input(self.tty.as_deref()?)? > 0 {
+            return Some(false);
+        }
+        if !pty::asleep(self.foreground_pgrp()?) {
+            return Some(false);
+        }
+        if pty::pending_output(&*self.screen.lock().master)? > 0 {
+            return Some(false);
+        }
+        Some(self.forwarded.load(Ordering::Acquire) >= t.read.load(Ordering::Acquire))
     }
 
     /// The process's exit status once it has exited (the signal number + 128 when a signal
@@ -683,6 +713,8 @@ impl Session {
         let (start_job, behind) = {
             let mut out = self.out.lock();
             out.last_output = Instant::now();
+            self.forwarded
+                .fetch_add(chunk.len() as u64, Ordering::AcqRel);
             for c in &out.clients {
                 c.push_output(chunk.clone());
             }
@@ -764,7 +796,9 @@ impl Session {
                 epoch: self.flush_epoch(),
                 bytes: Bytes::from(replies),
             };
+            self.traffic.queued.fetch_add(1, Ordering::AcqRel);
             if let Err(e) = self.input.try_send(reply) {
+                self.traffic.queued.fetch_sub(1, Ordering::AcqRel);
                 tracing::warn!(session = self.id, error = %e, "dropped a query reply: input queue full");
             }
         }

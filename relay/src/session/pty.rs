@@ -54,6 +54,21 @@ pub struct Pty {
     pub flush_epoch: Arc<AtomicU64>,
     /// The child's exit code once it has been reaped (1 when it died of a signal).
     pub exited: oneshot::Receiver<i32>,
+    /// What the reader and writer threads have moved so far.
+    pub traffic: Arc<Traffic>,
+}
+
+/// Counts of what crossed the PTY, for telling whether input has been answered
+/// (`Session::input_settled`): bytes in flight between the threads and the session are not
+/// visible to any `ioctl`.
+#[derive(Debug, Default)]
+pub struct Traffic {
+    /// Input messages handed to the writer thread (the session counts them as it queues).
+    pub queued: AtomicU64,
+    /// Input messages the writer thread has written to the master, or skipped after a flush.
+    pub written: AtomicU64,
+    /// Output bytes the reader thread has read from the master.
+    pub read: AtomicU64,
 }
 
 /// Bytes for the program, tagged with the flush epoch they were queued in.
@@ -115,15 +130,22 @@ pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Resul
     let (out_tx, output) = mpsc::channel(PTY_OUTPUT_QUEUE_CHUNKS);
     let (input, in_rx) = mpsc::channel(PTY_INPUT_QUEUE_MESSAGES);
     let (exit_tx, exited) = oneshot::channel();
+    let traffic = Arc::new(Traffic::default());
     let name = |what: &str| format!("pty-{what}-{}", pid.unwrap_or(0));
     thread::Builder::new()
         .name(name("read"))
-        .spawn(move || read_loop(reader, out_tx))?;
+        .spawn({
+            let traffic = traffic.clone();
+            move || read_loop(reader, out_tx, &traffic)
+        })?;
     let flush_epoch = Arc::new(AtomicU64::new(0));
     let epoch = flush_epoch.clone();
     thread::Builder::new()
         .name(name("write"))
-        .spawn(move || write_loop(writer, in_rx, &epoch))?;
+        .spawn({
+            let traffic = traffic.clone();
+            move || write_loop(writer, in_rx, &epoch, &traffic)
+        })?;
     thread::Builder::new().name(name("wait")).spawn(move || {
         let code = match child.wait() {
             Ok(status) => i32::try_from(status.exit_code()).unwrap_or(i32::MAX),
@@ -143,6 +165,7 @@ pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Resul
         input,
         flush_epoch,
         exited,
+        traffic,
     })
 }
 
@@ -158,7 +181,7 @@ fn reader_of(master: &dyn MasterPty) -> io::Result<std::fs::File> {
     Ok(std::fs::File::from(owned))
 }
 
-fn read_loop(mut reader: std::fs::File, tx: mpsc::Sender<Bytes>) {
+fn read_loop(mut reader: std::fs::File, tx: mpsc::Sender<Bytes>, traffic: &Traffic) {
     let mut buf = vec![0u8; PTY_READ_CHUNK_BYTES];
     loop {
         let len = match reader.read(&mut buf) {
@@ -168,6 +191,7 @@ fn read_loop(mut reader: std::fs::File, tx: mpsc::Sender<Bytes>) {
             // EIO: every slave descriptor is closed (Linux reports the hang-up this way).
             Err(_) => break,
         };
+        traffic.read.fetch_add(len as u64, Ordering::AcqRel);
         if tx
             .blocking_send(Bytes::copy_from_slice(&buf[..len]))
             .is_err()
@@ -177,16 +201,74 @@ fn read_loop(mut reader: std::fs::File, tx: mpsc::Sender<Bytes>) {
     }
 }
 
-fn write_loop(mut writer: Box<dyn Write + Send>, mut rx: mpsc::Receiver<Input>, epoch: &AtomicU64) {
+fn write_loop(
+    mut writer: Box<dyn Write + Send>,
+    mut rx: mpsc::Receiver<Input>,
+    epoch: &AtomicU64,
+    traffic: &Traffic,
+) {
     while let Some(input) = rx.blocking_recv() {
-        if input.epoch < epoch.load(Ordering::Acquire) {
-            continue; // Queued before a flush.
-        }
-        if let Err(e) = writer.write_all(&input.bytes).and_then(|()| writer.flush()) {
+        // Queued before a flush: skipped.
+        let result = if input.epoch < epoch.load(Ordering::Acquire) {
+            Ok(())
+        } else {
+            writer.write_all(&input.bytes).and_then(|()| writer.flush())
+        };
+        traffic.written.fetch_add(1, Ordering::AcqRel);
+        if let Err(e) = result {
             tracing::debug!(error = %e, "PTY write failed; dropping further input");
             break;
         }
     }
+}
+
+/// Bytes waiting in a terminal's queue (`FIONREAD`, after `poll(2)` has moved in what the
+/// kernel still held): on the slave, input the program has not read; on the master, output
+/// the relay has not read. `None` when it cannot be asked.
+fn queued_bytes(fd: std::os::fd::RawFd) -> Option<usize> {
+    // Bytes just written to the other side wait in the tty's flip buffer until a kernel worker
+    // moves them into the line discipline, and FIONREAD counts only the latter; `poll(2)` on
+    // the tty waits for that worker (`n_tty_poll`), so the count then includes them.
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, which `pfd` is; a zero timeout never blocks.
+    unsafe { libc::poll(&mut pfd, 1, 0) };
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, which points at `n`.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    (r == 0).then(|| usize::try_from(n).unwrap_or(0))
+}
+
+/// Input queued for the program on the slave `tty` and not read by it yet, in bytes.
+pub fn pending_input(tty: &std::path::Path) -> Option<usize> {
+    use std::os::fd::AsRawFd as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(tty)
+        .ok()?;
+    queued_bytes(slave.as_raw_fd())
+}
+
+/// Output of the program on `master` not read by the relay yet, in bytes.
+pub fn pending_output(master: &dyn MasterPty) -> Option<usize> {
+    queued_bytes(master.as_raw_fd()?)
+}
+
+/// Whether process `pid` is asleep (state `S` in `/proc/PID/stat`): a line editor that has
+/// handled all its input waits in `read(2)` for more.
+pub fn asleep(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().next().map(|state| state == "S")
+        })
+        .unwrap_or(false)
 }
 
 /// Resizes the PTY (the kernel sends SIGWINCH to the foreground process group).

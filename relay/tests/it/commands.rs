@@ -404,4 +404,34 @@ async fn a_command_that_ends_the_shell_answers_its_exit_status() {
     assert_eq!(a["finished"], true, "{a}");
     assert_eq!(a["exit_code"], 3, "{a}");
     assert_eq!(a["timed_out"], false, "{a}");
+    assert!(a["ended_at_ms"].as_u64().is_some(), "{a}");
+}
+
+/// Regression (a newcomer's race): text typed just before `run_command` was sometimes not yet
+/// echoed when the command line was checked (output from earlier input had arrived since the
+/// write, which counted as the echo), so `junk0 echo R0` ran as one line. The check now waits
+/// until the shell has read and answered all input: every round is refused (in milliseconds;
+/// printed, not asserted).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_typed_just_before_run_is_never_joined_to_the_command() {
+    let (_relay, mcp, id) = ready().await;
+    for i in 0..8 {
+        mcp.type_text(id, &format!("junk{i} ")).await;
+        let started = Instant::now();
+        let r = mcp
+            .post(
+                "/mcp/run",
+                json!({"id": id, "command": format!("echo R{i}"), "timeout_ms": 5000}),
+            )
+            .await;
+        assert_eq!(r.status, 409, "round {i}: {}", r.body);
+        assert_eq!(r.json()["error"], "line_not_empty", "{}", r.body);
+        eprintln!("round {i}: refused in {:?}", started.elapsed());
+        let r = mcp.post("/mcp/keys", json!({"id": id, "keys": ["C-u"]})).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    // The line is clear: the next command runs alone.
+    let a = run(&mcp, id, "echo ALONE").await;
+    assert_eq!(a["command"], "echo ALONE", "{a}");
+    assert_eq!(a["output"], "ALONE", "{a}");
 }

@@ -17,6 +17,7 @@ use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{DEFAULT_RUN_WAIT_MS, MAX_COMMAND_LINE_BYTES, MAX_RUN_WAIT_MS};
 use crate::ground::refusal::unknown_or_off;
 use crate::ground::Refusal;
+use crate::session::epoch_ms;
 
 /// A validated `/mcp/run` request (without the `id`).
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
@@ -166,6 +167,7 @@ impl Operation for RunCommand {
             if let Some(code) = session.exit_code() {
                 out["exit_code"] = json!(code);
                 out["finished"] = json!(true);
+                out["ended_at_ms"] = json!(epoch_ms());
             }
         }
         let finished = out["finished"] == true;
