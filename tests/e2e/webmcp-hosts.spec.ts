@@ -122,15 +122,74 @@ test("exposedTo is passed through to registerTool for cross-origin embedding", a
   );
   expect(warnings).toEqual([]);
 
-  // Chromium checks the list itself: it takes secure origins only, so a plain-http origin
-  // reaching it proves the list went through.
+  // The list goes to Chromium's own registry too.
   await open(page);
   warnings = [];
-  await make(page, "a", { webmcp: { exposedTo: ["https://embedder.example"] } });
+  await make(page, "a", { webmcp: { exposedTo: ["https://embedder.example", "http://localhost:8080"] } });
   await expect.poll(async () => (await nativeTools(page)).map((t) => t.name)).toEqual(ALL_TOOLS);
-  await setWebMCP(page, "a", { exposedTo: ["http://embedder.example"] });
-  await expect.poll(() => warnings.filter((w) => /was not registered/.test(w)).length).toBe(4);
-  expect(warnings.join("\n")).toMatch(/secure origins/);
+  expect(warnings).toEqual([]);
+});
+
+test("exposedTo takes only potentially trustworthy origins: anything else throws and changes nothing", async ({ page }) => {
+  await open(page);
+  await make(page, "a", { webmcp: { exposedTo: ["https://embedder.example"] } });
+  await make(page, "b", { webmcp: { name: "b" } });
+  await expect.poll(async () => (await nativeTools(page)).map((t) => t.name)).toEqual(ALL_TOOLS);
+  const refused = /options\.exposedTo\[1\] "http:\/\/insecure\.example" is not a secure origin.*accepted: https:.*localhost/;
+  await expect(
+    setWebMCP(page, "a", { exposedTo: ["https://embedder.example", "http://insecure.example"] }),
+  ).rejects.toThrow(refused);
+  await expect(
+    make(page, "c", { webmcp: { name: "c", exposedTo: ["http://insecure.example"] } }),
+  ).rejects.toThrow(/webmcp\.exposedTo\[0\] "http:\/\/insecure\.example" is not a secure origin/);
+  for (const bad of ["http://127.0.0.1.example", "http://localhost.example", "http://[::2]", "ws://a.example", "http://256.0.0.1"]) {
+    await expect(setWebMCP(page, "a", { exposedTo: [bad] })).rejects.toThrow(/is not a secure origin/);
+  }
+  // Nothing changed: the tools stay registered, and no provider refused anything.
+  await page.waitForTimeout(200);
+  expect((await nativeTools(page)).map((t) => t.name)).toEqual(ALL_TOOLS);
+  expect(warnings).toEqual([]);
+  // What Chromium takes (the Secure Contexts rule): https, wss, loopback hosts with any scheme.
+  const good = [
+    "https://a.example:8443",
+    "wss://a.example",
+    "http://localhost",
+    "http://LOCALHOST:3000",
+    "http://app.localhost",
+    "http://127.0.0.1:8080",
+    "http://127.1.2.3",
+    "http://[::1]:8080",
+  ];
+  await setWebMCP(page, "a", { exposedTo: good });
+  await expect.poll(async () => (await nativeTools(page)).map((t) => t.name)).toEqual(ALL_TOOLS);
+  await page.waitForTimeout(200);
+  expect(warnings).toEqual([]);
+  // The count is said.
+  await expect(setWebMCP(page, "a", { exposedTo: [] })).rejects.toThrow(/1\.\.16 origins.*; got an empty array/);
+  await expect(
+    setWebMCP(page, "a", { exposedTo: Array.from({ length: 17 }, (_, i) => `https://e${i}.example`) }),
+  ).rejects.toThrow(/1\.\.16 origins.*; got 17 origins/);
+});
+
+test("a provider that refuses exposedTo still gets the tools, without it, and the page is told", async ({ page }) => {
+  await open(page, "?provider=legacy");
+  await page.evaluate(() => {
+    const mc = (navigator as any).modelContext;
+    const orig = mc.registerTool.bind(mc);
+    mc.registerTool = (tool: any, options: any) => {
+      if (options?.exposedTo) throw new Error("exposedTo refused");
+      return orig(tool, options);
+    };
+  });
+  await make(page, "a", { webmcp: { exposedTo: ["https://embedder.example"] } });
+  const exposed = await page.evaluate(() =>
+    Object.fromEntries(
+      Object.entries((window as any).legacyOptions as Record<string, any>).map(([k, o]) => [k, o?.exposedTo ?? null]),
+    ),
+  );
+  expect(exposed).toEqual(Object.fromEntries(ALL_TOOLS.map((t) => [t, null])));
+  await expect.poll(() => warnings.filter((w) => /registered without exposedTo/.test(w)).length).toBe(4);
+  expect(warnings.join("\n")).toMatch(/exposedTo refused/);
 });
 
 test("the first 160 bytes of each description (what agent-browser's summary keeps) say what the tool does", async ({ page }) => {
@@ -201,10 +260,31 @@ test("every accepted input call answers its seq and bytes; the state carries the
   expect(a.lastInput).toEqual({ seq: 3, tool: "type_in_terminal", bytes: 3, enter: "pressed" });
   expect(await sent(page, "a")).toBe("echo hé\x03\x1b[Als\r");
 
+  // A call that sends no byte takes no number.
+  expect(await call(page, "type_in_terminal", { terminal: "terminal", text: "" })).toEqual({
+    ok: true,
+    terminal: "terminal",
+    seq: null,
+    bytes: 0,
+    typed: 0,
+    submitted: false,
+  });
+  a = await stateOf(page);
+  expect(a.inputSeq).toBe(3);
+  expect(a.lastInput).toEqual({ seq: 3, tool: "type_in_terminal", bytes: 3, enter: "pressed" });
+
   // Each terminal counts its own.
   expect(await call(page, "type_in_terminal", { terminal: "b", text: "x" })).toMatchObject({ seq: 1, bytes: 1 });
   expect((await stateOf(page, "b")).inputSeq).toBe(1);
   expect((await stateOf(page)).inputSeq).toBe(3);
+  // An empty text with submit: its Enter is the first byte and takes the number.
+  expect(await call(page, "type_in_terminal", { terminal: "b", text: "", submit: true })).toMatchObject({
+    seq: 2,
+    bytes: 1,
+    typed: 0,
+    submitted: true,
+  });
+  expect((await stateOf(page, "b")).lastInput).toEqual({ seq: 2, tool: "type_in_terminal", bytes: 1, enter: "pressed" });
 
   // Calls that wait answer the same, and their state part already counts them.
   const pressed = await call(page, "press_terminal_keys", { terminal: "terminal", keys: ["x"], waitForIdleMs: 20 });
@@ -223,7 +303,7 @@ test("every accepted input call answers its seq and bytes; the state carries the
     const second = mc.executeTool(tool, { terminal: "b", text: "pwd" });
     return (await Promise.all([first, second])).map((r: string) => JSON.parse(r));
   });
-  expect(answers.map((r: any) => r.seq)).toEqual([2, 3]);
+  expect(answers.map((r: any) => r.seq)).toEqual([3, 4]);
   expect(await sent(page, "b")).toBe("ls\rpwd");
 });
 

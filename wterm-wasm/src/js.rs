@@ -317,12 +317,16 @@ fn origins_arg(v: &JsValue, name: &str) -> Result<Vec<String>, JsError> {
     }
     let list = match v.dyn_ref::<js_sys::Array>() {
         Some(a) if (1..=MAX_EXPOSED_ORIGINS).contains(&(a.length() as usize)) => a,
-        _ => {
+        a => {
+            let got = match a.map(js_sys::Array::length) {
+                Some(0) => "an empty array".to_string(),
+                Some(n) => format!("{n} origins"),
+                None => describe(v),
+            };
             return Err(JsError::new(&format!(
                 "{name} must be an array of 1..{MAX_EXPOSED_ORIGINS} origins such as \
-                 \"https://embedder.example\"; got {}",
-                describe(v)
-            )))
+                 \"https://embedder.example\"; got {got}"
+            )));
         }
     };
     // A plain loop: an iterator chain collecting into a Result costs the module about 1 KB.
@@ -330,7 +334,15 @@ fn origins_arg(v: &JsValue, name: &str) -> Result<Vec<String>, JsError> {
     for i in 0..list.length() {
         let o = list.get(i);
         match o.as_string().filter(|s| is_origin(s)) {
-            Some(s) => origins.push(s),
+            Some(s) if is_trustworthy(&s) => origins.push(s),
+            Some(_) => {
+                return Err(JsError::new(&format!(
+                    "{name}[{i}] {} is not a secure origin, which Chromium refuses; accepted: \
+                     https: or wss:, or a loopback host (localhost, *.localhost, 127.x.x.x, \
+                     [::1]) with any scheme, such as \"http://localhost:8080\"",
+                    describe(&o)
+                )))
+            }
             None => {
                 return Err(JsError::new(&format!(
                     "{name}[{i}] must be an origin (scheme://host[:port], no path); got {}",
@@ -357,6 +369,45 @@ fn is_origin(s: &str) -> bool {
         && rest.len() > 3
         && rest.starts_with(b"://")
         && !rest[3..].iter().any(|c| b"/?#@ \t\r\n".contains(c))
+}
+
+/// Whether origin `s` (already [`is_origin`]) is potentially trustworthy, the rule of Secure
+/// Contexts §3.1 that Chromium's `registerTool` applies to `exposedTo`: scheme `https` or `wss`
+/// (step 3), or a host in 127.0.0.0/8 or `[::1]` (step 4), or `localhost`, `localhost.` or a
+/// name under `.localhost` (step 5). Steps 6..8 (`file:`, whose origin is opaque, and schemes
+/// or origins a browser adds) are not followed. Hosts as serialized: `127.1` or `[0::1]` are not
+/// recognized.
+fn is_trustworthy(s: &str) -> bool {
+    // Bytes, not `str` searching, to keep the module small.
+    let b = s.as_bytes();
+    let colon = b.iter().position(|&c| c == b':').unwrap_or(0);
+    let scheme = &b[..colon];
+    let mut host = b.get(colon + 3..).unwrap_or_default();
+    // Without the port, then without the trailing dot of a fully qualified name.
+    if let Some(p) = host.iter().rposition(|&c| c == b':') {
+        if host[p + 1..].iter().all(u8::is_ascii_digit) {
+            host = &host[..p];
+        }
+    }
+    if let [name @ .., b'.'] = host {
+        host = name;
+    }
+    let mut parts = 0;
+    let v4 = host.starts_with(b"127.")
+        && host.split(|&c| c == b'.').all(|p| {
+            parts += 1;
+            (1..=3).contains(&p.len())
+                && p.iter().all(u8::is_ascii_digit)
+                && (p.len() < 3 || p <= b"255".as_slice())
+        })
+        && parts == 4;
+    let n = host.len();
+    scheme.eq_ignore_ascii_case(b"https")
+        || scheme.eq_ignore_ascii_case(b"wss")
+        || v4
+        || host == b"[::1]"
+        || host.eq_ignore_ascii_case(b"localhost")
+        || (n > 10 && host[n - 10..].eq_ignore_ascii_case(b".localhost"))
 }
 
 /// The keys of a `webmcp` options object.
@@ -563,5 +614,46 @@ mod quote_tests {
     fn quotes_as_json_does() {
         assert_eq!(super::quote("e\u{301}"), "\"e\u{301}\"");
         assert_eq!(super::quote("a\"b\\c\n\u{1}"), r#""a\"b\\c\n\u0001""#);
+    }
+}
+
+#[cfg(test)]
+mod origin_tests {
+    use super::{is_origin, is_trustworthy};
+
+    /// Secure Contexts §3.1 steps 3..5, as Chromium takes `exposedTo` (the e2e test checks
+    /// these against Chromium's registerTool).
+    #[test]
+    fn potentially_trustworthy_origins() {
+        for good in [
+            "https://a.example",
+            "HTTPS://A.EXAMPLE:8443",
+            "wss://a.example",
+            "http://localhost",
+            "http://localhost.:3000",
+            "http://LOCALHOST:3000",
+            "http://app.localhost",
+            "http://127.0.0.1",
+            "http://127.255.0.9:8080",
+            "http://[::1]",
+            "http://[::1]:8080",
+        ] {
+            assert!(is_origin(good) && is_trustworthy(good), "{good}");
+        }
+        for bad in [
+            "http://insecure.example",
+            "ws://a.example",
+            "http://localhost.example",
+            "http://mylocalhost",
+            "http://127.0.0.1.example",
+            "http://127.0.0",
+            "http://127.0.0.256",
+            "http://128.0.0.1",
+            "http://[::2]",
+            "http://[::1].example",
+            "httpss://a.example",
+        ] {
+            assert!(!is_trustworthy(bad), "{bad}");
+        }
     }
 }

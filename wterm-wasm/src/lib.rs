@@ -68,7 +68,8 @@ export interface WTermWebMCPOptions {
   consequential?: boolean;
   /**
    * Origins of pages that embed this one in an iframe and may see its tools (passed to
-   * `registerTool` as `exposedTo`), 1..16 of them, e.g. `["https://app.example"]`.
+   * `registerTool` as `exposedTo`), 1..16 of them, e.g. `["https://app.example"]`: https: or
+   * wss:, or a loopback host (`http://localhost:8080`); another one throws.
    */
   exposedTo?: string[];
 }

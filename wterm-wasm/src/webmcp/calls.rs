@@ -73,7 +73,8 @@ pub(crate) struct Answer {
 /// What an accepted input call sent (spec "Input sequence").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct InputAnswer {
-    /// The call's number in its terminal's input sequence, from 1.
+    /// The call's number in its terminal's input sequence, from 1; 0 while it has sent no byte
+    /// (answered as `seq: null`).
     pub(crate) seq: u64,
     /// Bytes sent to the program, the Enter of a submit included once it is pressed.
     pub(crate) bytes: usize,

@@ -289,7 +289,8 @@ fn perform(actions: Vec<Action>) {
 /// Registers a tool. When the provider refuses a definition that carries `consequentialHint`
 /// (it throws, or its Promise rejects), the tool is registered once more without it, as an
 /// older draft defines it: an annotation a provider does not know must not cost the page its
-/// tools (issue 24). Other refusals are console warnings.
+/// tools (issue 24). A refusal with `exposedTo` is retried without it first (see [`refused`]).
+/// Other refusals are console warnings.
 fn register(r: Register) {
     let mc: &ModelContext = r.provider.unchecked_ref();
     let returned = match mc.register_tool(&r.definition, &r.options) {
@@ -309,8 +310,23 @@ fn register(r: Register) {
     }
 }
 
-/// The provider refused registration `r` with `e`.
+/// The provider refused registration `r` with `e`. With `exposedTo` the tool is registered
+/// again without it, with a console warning (the origins were checked as Chromium checks them,
+/// so this is a refusal nobody foresaw: the page keeps its tools rather than losing them all);
+/// then without `consequentialHint`, so the hint is dropped only when it is the reason.
 fn refused(mut r: Register, e: JsValue) {
+    let exposed = JsValue::from_str("exposedTo");
+    if Reflect::get(&r.options, &exposed).is_ok_and(|v| !v.is_undefined()) {
+        warn(
+            &format!(
+                "wterm: WebMCP tool {} was refused with exposedTo; registered without exposedTo:",
+                r.tool.name()
+            ),
+            &e,
+        );
+        let _ = Reflect::delete_property(&r.options, &exposed);
+        return register(r);
+    }
     if !r.fallback {
         return warn(
             &format!("wterm: WebMCP tool {} was not registered:", r.tool.name()),

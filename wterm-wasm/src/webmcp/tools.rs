@@ -291,7 +291,13 @@ fn state(inner: &Inner, name: &str, description: Option<&str>, read_only: bool) 
 fn input_fields(result: &Object, name: &str, a: InputAnswer) {
     set(result, "ok", true);
     set(result, "terminal", name);
-    set(result, "seq", a.seq as f64);
+    // A call that sent no byte has no number: null.
+    let seq = if a.seq == 0 {
+        JsValue::NULL
+    } else {
+        JsValue::from(a.seq as f64)
+    };
+    set(result, "seq", seq);
     set(result, "bytes", a.bytes);
     match a.kind {
         InputKind::Typed { chars, submitted } => {
@@ -579,7 +585,13 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
 
     let mut inner = t.term.try_borrow_mut().map_err(|_| busy(&t))?;
     let destroyed = inner.lifecycle == Lifecycle::Destroyed;
-    let seq = inner.mcp.input_sent(Tool::Type, encoded.len(), a.submit);
+    // Spec "Input sequence": the number is taken with the first byte. Empty text sends none
+    // (0: no number); with a submit its Enter, the first byte, takes it.
+    let seq = if encoded.is_empty() {
+        0
+    } else {
+        inner.mcp.input_sent(Tool::Type, encoded.len(), a.submit)
+    };
     if destroyed && a.submit {
         inner.mcp.enter_done(seq, None);
     }
@@ -639,7 +651,7 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
 /// command line (with shell integration: at that command's output).
 fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
     let Some(shared) = weak.upgrade() else { return };
-    let (submit, modes, name, base, below, running) = {
+    let (mut submit, modes, name, base, below, running) = {
         let Ok(mut inner) = shared.try_borrow_mut() else {
             return;
         };
@@ -670,6 +682,10 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
     // The state tells how the input ended; calls queued behind this Enter go on.
     if let Ok(mut inner) = shared.try_borrow_mut() {
         let pressed = (!read_only).then_some(enter.len());
+        if submit.input.seq == 0 && pressed.is_some() {
+            // Empty text: this Enter is the call's first byte.
+            submit.input.seq = inner.mcp.input_sent(Tool::Type, 0, true);
+        }
         inner.mcp.enter_done(submit.input.seq, pressed);
         calls::run_queued_soon(&inner);
     }
@@ -750,20 +766,18 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
     } else {
         (None, None)
     };
-    // Numbered before the first key, so the state counts every key that went out even if a
-    // later one cannot be pressed.
-    let seq = t
-        .term
-        .try_borrow_mut()
-        .map_err(|_| busy(&t))?
-        .mcp
-        .input_sent(Tool::Press, 0, false);
+    // Numbered with the first byte, before it is sent, so the state counts every key that went
+    // out even if a later one cannot be pressed; keys that send nothing take no number (0).
+    let mut seq = 0;
     let mut bytes = 0;
     for chord in &a.keys {
         // Each key is encoded for the modes at the moment it is pressed.
         let encoded = {
             let mut inner = t.term.try_borrow_mut().map_err(|_| busy(&t))?;
             let encoded = encode(*chord, &inner.term.modes());
+            if seq == 0 && !encoded.is_empty() {
+                seq = inner.mcp.input_sent(Tool::Press, 0, false);
+            }
             bytes += encoded.len();
             if let Some(last) = inner.mcp.last_input.as_mut().filter(|l| l.seq == seq) {
                 last.bytes = bytes;
