@@ -12,7 +12,8 @@
 //! `400` with the JSON-RPC error -32700 (rmcp: `415` text), a batch -32600, a request of a
 //! session (or of revision 2026-07-28 and later, which have none) for a method this server
 //! does not serve -32601 with a message naming those it does
-//! (rmcp: the bare method name), `tools/call` whose `params` are not `{name, arguments?}` with
+//! (rmcp: the bare method name), a request of an older revision without a session -32600 saying
+//! how to get one (rmcp: `400` plain text), `tools/call` whose `params` are not `{name, arguments?}` with
 //! `arguments` an object -32602 (rmcp: -32601); `DELETE /mcp` of a live session answers `200`
 //! with no body (rmcp: `202`), of an unknown one `404`. Everything else is rmcp's.
 
@@ -281,6 +282,23 @@ async fn jsonrpc_front(
             let id = message.get("id").filter(|id| !id.is_null()).cloned();
             let method = message.get("method").and_then(serde_json::Value::as_str);
             let served = live || (session.is_none() && sessionless(&message, &parts.headers));
+            if let (Some(id), Some(method), None, false) = (&id, method, &session, served) {
+                if method != "initialize" {
+                    // rmcp: `400` with the plain text "Session ID is required".
+                    return jsonrpc_error(
+                        StatusCode::BAD_REQUEST,
+                        id.clone(),
+                        INVALID_REQUEST,
+                        &format!(
+                            "Invalid Request: {method} needs a session: send initialize first \
+                             and then its Mcp-Session-Id header with every request, or use \
+                             revision {SESSIONLESS_REVISION} (no session; the revision in \
+                             MCP-Protocol-Version and in each request's \
+                             _meta[\"io.modelcontextprotocol/protocolVersion\"])"
+                        ),
+                    );
+                }
+            }
             if let (Some(id), Some(method), true) = (id, method, served) {
                 if !METHODS.contains(&method) {
                     return jsonrpc_error(

@@ -285,3 +285,35 @@ async fn sessionless_requests_of_2026_07_28_get_the_same_errors() {
     );
     assert!(message.contains("arguments must be an object"), "{message}");
 }
+
+/// A request of a revision with sessions but without `Mcp-Session-Id` was answered by rmcp
+/// with `400` and plain text (a newcomer's report); it is a JSON-RPC error saying how to get a
+/// session.
+#[tokio::test]
+async fn a_request_without_its_session_gets_a_jsonrpc_error() {
+    let relay = Relay::start().await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let auth = format!("Bearer {}", mcp.token);
+    let r = http(
+        relay.port,
+        "POST",
+        "/mcp",
+        &[
+            ("Authorization", &auth),
+            ("Accept", "application/json, text/event-stream"),
+            ("Content-Type", "application/json"),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}"#,
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["id"], 4, "{v}");
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("initialize") && message.contains("2026-07-28"),
+        "{message}"
+    );
+}
