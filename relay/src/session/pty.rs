@@ -132,20 +132,16 @@ pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Resul
     let (exit_tx, exited) = oneshot::channel();
     let traffic = Arc::new(Traffic::default());
     let name = |what: &str| format!("pty-{what}-{}", pid.unwrap_or(0));
-    thread::Builder::new()
-        .name(name("read"))
-        .spawn({
-            let traffic = traffic.clone();
-            move || read_loop(reader, out_tx, &traffic)
-        })?;
+    thread::Builder::new().name(name("read")).spawn({
+        let traffic = traffic.clone();
+        move || read_loop(reader, out_tx, &traffic)
+    })?;
     let flush_epoch = Arc::new(AtomicU64::new(0));
     let epoch = flush_epoch.clone();
-    thread::Builder::new()
-        .name(name("write"))
-        .spawn({
-            let traffic = traffic.clone();
-            move || write_loop(writer, in_rx, &epoch, &traffic)
-        })?;
+    thread::Builder::new().name(name("write")).spawn({
+        let traffic = traffic.clone();
+        move || write_loop(writer, in_rx, &epoch, &traffic)
+    })?;
     thread::Builder::new().name(name("wait")).spawn(move || {
         let code = match child.wait() {
             Ok(status) => i32::try_from(status.exit_code()).unwrap_or(i32::MAX),

@@ -427,7 +427,9 @@ async fn text_typed_just_before_run_is_never_joined_to_the_command() {
         assert_eq!(r.status, 409, "round {i}: {}", r.body);
         assert_eq!(r.json()["error"], "line_not_empty", "{}", r.body);
         eprintln!("round {i}: refused in {:?}", started.elapsed());
-        let r = mcp.post("/mcp/keys", json!({"id": id, "keys": ["C-u"]})).await;
+        let r = mcp
+            .post("/mcp/keys", json!({"id": id, "keys": ["C-u"]}))
+            .await;
         assert_eq!(r.status, 200, "{}", r.body);
     }
     // The line is clear: the next command runs alone.
