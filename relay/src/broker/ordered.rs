@@ -101,13 +101,27 @@ pub async fn await_echo(session: &Session) {
     };
     let deadline = written + Duration::from_millis(ECHO_WAIT_MS);
     let mut changes = session.subscribe();
+    // Settled on two looks in a row, one poll apart, with no change between: a sample of
+    // process states can catch a thread between two steps.
+    let mut settled_at: Option<u64> = None;
     loop {
-        changes.borrow_and_update();
+        let version = *changes.borrow_and_update();
         if session.has_ended() || Instant::now() >= deadline {
             return;
         }
         let answered = match session.input_settled() {
-            Some(settled) => settled,
+            Some(true) => {
+                if settled_at == Some(version) {
+                    true
+                } else {
+                    settled_at = Some(version);
+                    false
+                }
+            }
+            Some(false) => {
+                settled_at = None;
+                false
+            }
             None => {
                 session.input_unanswered().is_none()
                     && session.inspect(|l| l.terminal.command_line_typed()) != Some(true)

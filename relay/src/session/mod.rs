@@ -439,6 +439,10 @@ impl Session {
         if pty::pending_output(&*self.screen.lock().master)? > 0 {
             return Some(false);
         }
+        // Awake, the reader may hold bytes it took from the master and has not counted.
+        if !t.reader_asleep() {
+            return Some(false);
+        }
         Some(self.forwarded.load(Ordering::Acquire) >= t.read.load(Ordering::Acquire))
     }
 

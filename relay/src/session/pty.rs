@@ -69,6 +69,17 @@ pub struct Traffic {
     pub written: AtomicU64,
     /// Output bytes the reader thread has read from the master.
     pub read: AtomicU64,
+    /// The reader thread's id (0 until it runs): asleep, it is blocked in `read(2)` or handing
+    /// over a chunk it has counted; awake, it may hold bytes it has read and not yet counted.
+    pub reader_tid: std::sync::atomic::AtomicI32,
+}
+
+impl Traffic {
+    /// Whether the reader thread is asleep (see [`Traffic::reader_tid`]).
+    pub fn reader_asleep(&self) -> bool {
+        let tid = self.reader_tid.load(Ordering::Acquire);
+        tid != 0 && state_is_sleeping(&format!("/proc/self/task/{tid}/stat"))
+    }
 }
 
 /// Bytes for the program, tagged with the flush epoch they were queued in.
@@ -178,6 +189,9 @@ fn reader_of(master: &dyn MasterPty) -> io::Result<std::fs::File> {
 }
 
 fn read_loop(mut reader: std::fs::File, tx: mpsc::Sender<Bytes>, traffic: &Traffic) {
+    // SAFETY: gettid(2) has no preconditions.
+    let tid = unsafe { libc::gettid() };
+    traffic.reader_tid.store(tid, Ordering::Release);
     let mut buf = vec![0u8; PTY_READ_CHUNK_BYTES];
     loop {
         let len = match reader.read(&mut buf) {
@@ -258,7 +272,12 @@ pub fn pending_output(master: &dyn MasterPty) -> Option<usize> {
 /// Whether process `pid` is asleep (state `S` in `/proc/PID/stat`): a line editor that has
 /// handled all its input waits in `read(2)` for more.
 pub fn asleep(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+    state_is_sleeping(&format!("/proc/{pid}/stat"))
+}
+
+/// Whether the `stat` file at `path` (proc(5)) gives state `S`.
+fn state_is_sleeping(path: &str) -> bool {
+    std::fs::read_to_string(path)
         .ok()
         .and_then(|stat| {
             let rest = &stat[stat.rfind(')')? + 1..];
