@@ -1291,15 +1291,15 @@ impl Screen {
         self.alt.saved = None;
     }
 
-    /// RIS (`ESC c`): everything back to power-on state except history, which xterm and tmux
-    /// keep, and the title, which xterm 379 keeps (checked with the xterm oracle); the working
-    /// directory, shell-integration state and kitty flags go. The
-    /// command log stays with the history it points into, its open record included (`reset`
-    /// ends with its own `D`); records are cut to their rows in history (`main_screen_erased`).
+    /// RIS (`ESC c`): everything back to power-on state, history included, except the title,
+    /// which xterm 379 keeps (both checked with the xterm oracle: xterm keeps no saved line
+    /// from before a RIS); the working directory, shell-integration state and kitty flags go.
+    /// The command log stays, its open record included (`reset` ends with its own `D`); its
+    /// records' rows count as no longer kept, as rows that left the history do
+    /// (`main_screen_erased`, then the lifetime row count carries on).
     pub fn full_reset(&mut self) {
         self.main_screen_erased();
         let mut fresh = Screen::new(self.size, self.history_cap);
-        fresh.history = core::mem::take(&mut self.history);
         fresh.rows_scrolled = self.rows_scrolled;
         fresh.log = core::mem::take(&mut self.log);
         fresh.log.pending = None;

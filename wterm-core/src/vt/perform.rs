@@ -504,23 +504,33 @@ impl Screen {
 
 /// The color of SGR 38/48/58: `5;n` or `2;r;g;b` as following parameters, or the colon forms
 /// `38:5:n`, `38:2::r:g:b` (with a color-space id) and `38:2:r:g:b` (ITU T.416 / xterm).
+/// As xterm 379 (checked with scripts/xterm-oracle.py): parameters missing at the end of the
+/// sequence count as 0 (`38;5` is palette entry 0, `48;2;1;2` is rgb(1,2,0)), and a color with
+/// a value past 255 is ignored rather than clamped.
 fn extended_color<'a>(p: &[u16], it: &mut impl Iterator<Item = &'a [u16]>) -> Option<Color> {
-    let c8 = |v: u16| v.min(255) as u8;
+    let palette = |n: u16| u8::try_from(n).ok().map(Color::Indexed);
+    let rgb = |r: u16, g: u16, b: u16| {
+        Some(Color::Rgb(
+            u8::try_from(r).ok()?,
+            u8::try_from(g).ok()?,
+            u8::try_from(b).ok()?,
+        ))
+    };
     if p.len() > 1 {
         return match p[1] {
-            5 => p.get(2).map(|&n| Color::Indexed(c8(n))),
-            2 if p.len() >= 6 => Some(Color::Rgb(c8(p[3]), c8(p[4]), c8(p[5]))),
-            2 if p.len() == 5 => Some(Color::Rgb(c8(p[2]), c8(p[3]), c8(p[4]))),
+            5 => p.get(2).and_then(|&n| palette(n)),
+            2 if p.len() >= 6 => rgb(p[3], p[4], p[5]),
+            2 if p.len() == 5 => rgb(p[2], p[3], p[4]),
             _ => None,
         };
     }
-    match it.next().map(|q| q[0]) {
-        Some(5) => it.next().map(|q| Color::Indexed(c8(q[0]))),
+    let first = it.next().map(|q| q[0]);
+    let mut next = || it.next().map_or(0, |q| q[0]);
+    match first {
+        Some(5) => palette(next()),
         Some(2) => {
-            let r = it.next()?[0];
-            let g = it.next()?[0];
-            let b = it.next()?[0];
-            Some(Color::Rgb(c8(r), c8(g), c8(b)))
+            let (r, g, b) = (next(), next(), next());
+            rgb(r, g, b)
         }
         _ => None,
     }
