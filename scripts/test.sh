@@ -3,7 +3,8 @@
 # against real PTYs), the wasm DOM tests, and the browser end-to-end tests (Playwright and
 # agent-browser in Debian's headless chromium with native WebMCP, against the real relay).
 # Also checks the tmux oracle behind the differential tests, checks the conformance suite against
-# real xterm (scripts/xterm-oracle.py), and runs a short cargo-fuzz pass.
+# real xterm (scripts/xterm-oracle.py), compares every kept input with @xterm/headless
+# (scripts/headless-oracle.mjs), and runs a short cargo-fuzz pass.
 # Ends with one summary line, "all: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,8 @@ echo "== xterm oracle: the conformance suite's expectations against real xterm u
 python3 scripts/xterm-oracle.py 2>&1 | tee -a "$log"
 echo "== cargo test (native: core incl. conformance, differential and fuzz-corpus replays; relay)"
 cargo test --workspace --release 2>&1 | tee -a "$log"
+echo "== @xterm/headless oracle: conformance cases, recorded sessions and fuzz inputs against xterm.js"
+node scripts/headless-oracle.mjs 2>&1 | tee -a "$log"
 echo "== cargo test (wasm DOM tests in headless chromium)"
 CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
   cargo test --release --target wasm32-unknown-unknown -p wterm-wasm 2>&1 | tee -a "$log"

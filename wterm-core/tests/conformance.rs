@@ -43,14 +43,15 @@ use std::path::Path;
 use wterm_core::{Color, CursorShape, CursorStyle, Modes, Size, Style, Terminal};
 
 /// The fixture folder.
-const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/conformance");
+pub(crate) const FIXTURE_DIR: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/conformance");
 /// The known-failures list inside [`FIXTURE_DIR`].
 const KNOWN_FAILURES_FILE: &str = "KNOWN_FAILURES";
 /// Fewest cases the suite must hold, in cases: a fixture file lost or emptied by mistake shows up
 /// as a failure instead of a quietly smaller suite.
 const MIN_CASES: usize = 200;
 /// History each case's terminal keeps, in rows; more than any case scrolls off.
-const SCROLLBACK_ROWS: usize = 1000;
+pub(crate) const SCROLLBACK_ROWS: usize = 1000;
 /// Separates a known failure's case from its reason.
 const REASON_SEPARATOR: &str = " -- ";
 /// Setting this environment variable prints every failing case in the `KNOWN_FAILURES` format
@@ -62,13 +63,13 @@ const PRINT_FAILURES_ENV: &str = "CONFORMANCE_PRINT_FAILURES";
 
 /// One case of a fixture file.
 #[derive(Debug, Clone)]
-struct Case {
-    file: String,
-    name: String,
+pub(crate) struct Case {
+    pub(crate) file: String,
+    pub(crate) name: String,
     /// 1-based line of the `## ` header.
     line: usize,
-    size: Size,
-    input: Vec<u8>,
+    pub(crate) size: Size,
+    pub(crate) input: Vec<u8>,
     expect: Vec<Expect>,
 }
 
@@ -843,7 +844,9 @@ fn parse_known_failures(text: &str) -> Result<KnownFailures, String> {
     Ok(out)
 }
 
-fn load_cases(dir: &Path) -> Vec<Case> {
+/// Every case of every `*.txt` fixture in `dir`, by file name then order in the file; panics on
+/// a malformed fixture. Also used by `examples/oracle_screens.rs` (the @xterm/headless oracle).
+pub(crate) fn load_cases(dir: &Path) -> Vec<Case> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
