@@ -652,6 +652,13 @@ impl Screen {
             } else {
                 (0, self.size.cols - 1)
             };
+            // From the top margin's row at the left margin, xterm 379 goes to the right
+            // margin of the bottom margin's row, whatever the count (checked with
+            // scripts/xterm-oracle.py; reverse_wrap.txt).
+            if n > 0 && row == self.top && col == left {
+                self.set_cursor(self.bottom, right);
+                return;
+            }
             let rows = u32::from(self.size.rows);
             let cols = u32::from(right - left) + 1;
             let at = u32::from(row) * cols + u32::from(col - left);
