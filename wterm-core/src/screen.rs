@@ -489,13 +489,13 @@ impl Screen {
             if !autowrap || cols < 2 {
                 return;
             }
-            // No room for both halves: the last cell stays blank and the character wraps.
+            // No room for both halves: the character wraps and the last cell keeps what it
+            // holds, even the second half of another wide character (xterm 379, checked with
+            // scripts/xterm-oracle.py; autowrap.txt).
             let (row, col) = (self.buf().row, self.buf().col);
-            let (style, left) = (self.erase_style(), self.left);
-            self.fix_wide(row, col, col + 1);
+            let left = self.left;
             let buf = self.buf_mut();
             let r = &mut buf.rows[usize::from(row)];
-            r.cells[usize::from(col)] = Cell::blank(style);
             r.touch(usize::from(col) + 1);
             r.wrapped = true;
             buf.col = left;
