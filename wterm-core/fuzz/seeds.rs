@@ -30,6 +30,27 @@ fn mode(private: bool, mode: ModeNumber, set: bool) -> Piece {
     }
 }
 
+/// `CSI n1 ; n2 … [intermediate] final`: a sequence built from pieces, for the finals and
+/// intermediates that have no piece of their own (DECSLRM, SL/SR, DECIC/DECDC, VPR, CBT).
+fn csi(params: &[u16], intermediate: Option<u8>, final_byte: u8) -> Vec<Piece> {
+    let mut out = vec![P::Frag(F::Csi)];
+    for (i, &n) in params.iter().enumerate() {
+        if i > 0 {
+            out.push(P::Frag(F::Semi));
+        }
+        out.push(P::Num(n));
+    }
+    if let Some(b) = intermediate {
+        out.push(P::Intermediate(b - 0x20));
+    }
+    out.push(P::Final(final_byte - 0x40));
+    out
+}
+
+fn private_mode(n: u16, set: bool) -> Piece {
+    mode(true, ModeNumber::Other(n), set)
+}
+
 const NO_MODS: FuzzMods = FuzzMods {
     ctrl: false,
     alt: false,
@@ -793,6 +814,166 @@ pub fn seeds() -> Vec<(&'static str, Script)> {
                         P::Frag(F::ReverseIndex),
                     ]),
                     Op::Resize(Dim::Zero, Dim::One),
+                ],
+            ),
+        ),
+        (
+            // DECLRMM (mode 69) and DECSLRM with everything the margins constrain: printing and
+            // autowrap at the right margin, CR, ICH/DCH, IL/DL, SU/SD, SL/SR and DECIC/DECDC.
+            "lr_margins",
+            script(
+                small,
+                Dim::Byte(12),
+                10,
+                vec![
+                    feed(vec![P::Lines(6), private_mode(69, true)]),
+                    feed([csi(&[3, 8], None, b's'), text("abcdefghijk")].concat()),
+                    feed(
+                        [
+                            vec![P::Frag(F::Cr)],
+                            csi(&[2], None, b'@'),
+                            csi(&[1], None, b'P'),
+                            csi(&[1], None, b'L'),
+                            csi(&[1], None, b'M'),
+                            csi(&[1], None, b'S'),
+                            csi(&[1], None, b'T'),
+                        ]
+                        .concat(),
+                    ),
+                    feed(
+                        [
+                            csi(&[2], Some(b' '), b'@'),
+                            csi(&[1], Some(b' '), b'A'),
+                            csi(&[2], Some(b'\''), b'}'),
+                            csi(&[1], Some(b'\''), b'~'),
+                        ]
+                        .concat(),
+                    ),
+                    feed(
+                        [
+                            vec![mode(true, ModeNumber::InsertOrOrigin, true)],
+                            csi(&[9, 1], None, b's'),
+                            vec![P::CursorTo(99, 99), P::Char('o')],
+                            csi(&[], None, b's'),
+                            vec![private_mode(69, false), P::Char('p')],
+                        ]
+                        .concat(),
+                    ),
+                ],
+            ),
+        ),
+        (
+            // Reverse wraparound (mode 45): BS and CUB across rows, from the home position,
+            // inside a scroll region and at a left margin.
+            "reverse_wrap",
+            script(
+                small,
+                Dim::Byte(6),
+                10,
+                vec![
+                    feed(vec![private_mode(45, true), P::Lines(2)]),
+                    feed(
+                        [
+                            text("abcdefgh"),
+                            vec![P::Frag(F::Backspace); 4],
+                            csi(&[9], None, b'D'),
+                            vec![P::CursorTo(1, 1), P::Frag(F::Backspace), P::Char('x')],
+                        ]
+                        .concat(),
+                    ),
+                    feed(
+                        [
+                            vec![P::ScrollRegion(2, 4), P::CursorTo(2, 1)],
+                            csi(&[0], None, b'D'),
+                            vec![private_mode(69, true)],
+                            csi(&[3, 5], None, b's'),
+                            vec![P::CursorTo(2, 3), P::Frag(F::Backspace), P::Char('y')],
+                        ]
+                        .concat(),
+                    ),
+                    feed(vec![private_mode(45, false), P::Frag(F::Backspace)]),
+                ],
+            ),
+        ),
+        (
+            // REP after wide and combining characters and across the edge, VPR past the
+            // bottom, HT and CBT with a pending wrap and at margins.
+            "rep_vpr_tabs",
+            script(
+                small,
+                Dim::Byte(10),
+                10,
+                vec![
+                    feed(vec![P::Frag(F::Wide), P::Repeat(7), P::Char('e')]),
+                    feed(vec![P::Frag(F::Combining), P::Repeat(3), P::Frag(F::Lf)]),
+                    feed([text("0123456789"), csi(&[], None, b'Z'), vec![P::Char('z')]].concat()),
+                    feed(
+                        [
+                            text("0123456789"),
+                            vec![P::Frag(F::Tab), P::Char('t')],
+                            csi(&[5], None, b'e'),
+                            csi(&[99], None, b'e'),
+                            vec![mode(true, ModeNumber::Autowrap, false), P::Frag(F::Wide)],
+                            vec![P::Repeat(9)],
+                        ]
+                        .concat(),
+                    ),
+                    feed(
+                        [
+                            vec![
+                                mode(true, ModeNumber::Autowrap, true),
+                                private_mode(69, true),
+                            ],
+                            csi(&[2, 7], None, b's'),
+                            vec![P::CursorTo(1, 7), P::Frag(F::Tab), P::Frag(F::Tab)],
+                            csi(&[3], None, b'Z'),
+                            vec![P::Char('c')],
+                        ]
+                        .concat(),
+                    ),
+                ],
+            ),
+        ),
+        (
+            // The alternate screen's three modes with DECSC/DECRC saved on each screen, a
+            // pending wrap and origin mode carried across the switches.
+            "alt_screen_save_restore",
+            script(
+                small,
+                Dim::Byte(8),
+                10,
+                vec![
+                    feed(vec![
+                        P::Lines(7),
+                        P::Char('m'),
+                        P::CursorTo(2, 8),
+                        P::Char('w'),
+                        P::Frag(F::SaveCursor),
+                    ]),
+                    feed(vec![
+                        mode(true, ModeNumber::AltScreen1049, true),
+                        P::Frag(F::RestoreCursor),
+                        P::Char('A'),
+                        mode(true, ModeNumber::InsertOrOrigin, true),
+                        P::Frag(F::SaveCursor),
+                    ]),
+                    feed(vec![
+                        private_mode(1047, true),
+                        P::Frag(F::RestoreCursor),
+                        P::Char('B'),
+                        private_mode(1047, false),
+                        mode(true, ModeNumber::AltScreen47, true),
+                        P::Frag(F::RestoreCursor),
+                        P::Char('C'),
+                    ]),
+                    feed(vec![
+                        mode(true, ModeNumber::AltScreen47, false),
+                        mode(true, ModeNumber::AltScreen1049, false),
+                        P::Frag(F::RestoreCursor),
+                        P::Char('D'),
+                        private_mode(1048, true),
+                        private_mode(1048, false),
+                    ]),
                 ],
             ),
         ),
