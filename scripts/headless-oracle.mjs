@@ -211,8 +211,8 @@ async function main() {
   const ids = new Set();
   const unlisted = [];
   let agree = 0;
-  // xterm.js parses a write on a later turn of the event loop; running a batch of terminals at
-  // once overlaps those waits (one at a time took 9 s for 727 inputs, mostly idle).
+  // xterm.js parses a write on a later turn of the event loop; a batch of terminals at once
+  // overlaps those waits.
   for (let start = 0; start < lines.length; start += CONCURRENT_TERMINALS) {
     const batch = lines.slice(start, start + CONCURRENT_TERMINALS).map((l) => JSON.parse(l));
     const results = await Promise.all(batch.map(async (input) => {
