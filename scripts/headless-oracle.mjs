@@ -26,6 +26,9 @@
 //   --screens FILE       read wterm-core's screens from FILE instead of running cargo
 //   --print-differences  print every input that differs as a draft line of the list (reason
 //                        `?`), and fail
+//   --self-test          check the comparison and the list handling on made-up screens (each
+//                        compared item changed alone must be reported; stale and wrong lines
+//                        must be caught), without cargo
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -52,15 +55,16 @@ const MIN_INPUTS = 600;
 const CONCURRENT_TERMINALS = 64;
 
 function parseArgs(argv) {
-  const opts = { debug: false, screens: null, print: false };
+  const opts = { debug: false, screens: null, print: false, selfTest: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--debug') opts.debug = true;
     else if (a === '--print-differences') opts.print = true;
+    else if (a === '--self-test') opts.selfTest = true;
     else if (a === '--screens' && i + 1 < argv.length) opts.screens = argv[++i];
     else {
       console.error(`headless-oracle: unknown argument ${JSON.stringify(a)}; ` +
-        'accepted: --debug, --screens FILE, --print-differences');
+        'accepted: --debug, --screens FILE, --print-differences, --self-test');
       process.exit(2);
     }
   }
@@ -202,25 +206,34 @@ function compare(ours, theirs, rows) {
   return diffs;
 }
 
-async function main() {
-  const opts = parseArgs(process.argv.slice(2));
-  const started = performance.now();
-  const listed = loadDifferences();
-  const lines = wtermScreens(opts).split('\n').filter((l) => l.trim());
+/** A fresh xterm.js terminal of the input's size, fed its bytes. */
+async function xtermFor(input) {
+  const term = new Terminal({ cols: input.cols, rows: input.rows, scrollback: input.scrollback,
+    allowProposedApi: true, logLevel: 'off' });
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = '11';
+  await write(term, Buffer.from(input.input, 'hex'));
+  return term;
+}
+
+/**
+ * Compares every input's wterm-core screen with xterm.js's and judges the differences against
+ * `listed` (from `loadDifferences`). Returns `{agree, unlisted, stale, drafts}`: `unlisted` holds
+ * a message per input whose differing items are not exactly its listed ones, `stale` a message
+ * per listed input that agrees or does not exist, `drafts` a draft list line per differing input.
+ */
+async function judge(inputs, listed) {
   const seen = new Set();
   const ids = new Set();
   const unlisted = [];
+  const drafts = [];
   let agree = 0;
   // xterm.js parses a write on a later turn of the event loop; a batch of terminals at once
   // overlaps those waits.
-  for (let start = 0; start < lines.length; start += CONCURRENT_TERMINALS) {
-    const batch = lines.slice(start, start + CONCURRENT_TERMINALS).map((l) => JSON.parse(l));
+  for (let start = 0; start < inputs.length; start += CONCURRENT_TERMINALS) {
+    const batch = inputs.slice(start, start + CONCURRENT_TERMINALS);
     const results = await Promise.all(batch.map(async (input) => {
-      const term = new Terminal({ cols: input.cols, rows: input.rows,
-        scrollback: input.scrollback, allowProposedApi: true, logLevel: 'off' });
-      term.loadAddon(new Unicode11Addon());
-      term.unicode.activeVersion = '11';
-      await write(term, Buffer.from(input.input, 'hex'));
+      const term = await xtermFor(input);
       const diffs = compare(input.screen, xtermScreen(term, input.rows, input.cols), input.rows);
       term.dispose();
       return [input, diffs];
@@ -233,7 +246,7 @@ async function main() {
       }
       const items = diffs.map(([item]) => item).join(ITEMS_SEPARATOR);
       seen.add(input.id);
-      if (opts.print) console.log(`${input.id}${ITEM_SEPARATOR}${items}${REASON_SEPARATOR}?`);
+      drafts.push(`${input.id}${ITEM_SEPARATOR}${items}${REASON_SEPARATOR}?`);
       const want = listed.get(input.id);
       if (want?.items === items) continue;
       const details = diffs.map(([item, ours, theirs]) =>
@@ -243,17 +256,81 @@ async function main() {
         : `${input.id}: differs in ${items}, not in HEADLESS_DIFFERENCES${details}`);
     }
   }
-  const stale = [...listed.keys()].filter((id) => !seen.has(id));
-  for (const u of unlisted) console.log(`differs: ${u}`);
-  for (const id of stale) {
-    console.log(ids.has(id) ? `agrees now, delete its line from HEADLESS_DIFFERENCES: ${id}`
-      : `no such input, delete its line from HEADLESS_DIFFERENCES: ${id}`);
+  const stale = [...listed.keys()].filter((id) => !seen.has(id)).map((id) => (ids.has(id)
+    ? `agrees now, delete its line from HEADLESS_DIFFERENCES: ${id}`
+    : `no such input, delete its line from HEADLESS_DIFFERENCES: ${id}`));
+  return { agree, unlisted, stale, drafts };
+}
+
+/**
+ * Checks the comparison and the list handling themselves: xterm.js's own screen of a small
+ * input must agree with itself, each compared item changed alone must be reported under its
+ * name, and a list line must be stale, missing or wrong exactly when it should be.
+ */
+async function selfTest() {
+  const base = { id: 'self/base', rows: 3, cols: 6, scrollback: 10,
+    input: Buffer.from('1\r\n2\r\n3\r\n4\r\n\x1b[1;31mab\x1b[m\u4e2d\x1b[?1h').toString('hex') };
+  const term = await xtermFor(base);
+  base.screen = xtermScreen(term, base.rows, base.cols);
+  term.dispose();
+  const variant = (id, change) => {
+    const screen = structuredClone(base.screen);
+    change(screen);
+    return { ...base, id, screen };
+  };
+  const cases = [
+    [variant('self/row', (s) => { s.rows[2] = 'x'; }), 'row 2'],
+    [variant('self/widths', (s) => { s.widths[2] = '111111'; }), 'widths row 2'],
+    [variant('self/style', (s) => { s.styles[2] = '6*//'; }), 'style row 2'],
+    [variant('self/cursor', (s) => { s.cursor = [0, 0]; }), 'cursor'],
+    [variant('self/wrapped', (s) => { s.wrapped = [0]; }), 'wrapped'],
+    [variant('self/history', (s) => { s.history = []; }), 'history'],
+    [variant('self/mode', (s) => { s.modes.application_cursor = false; }), 'mode application_cursor'],
+  ];
+  const failures = [];
+  const check = (what, ok) => { if (!ok) failures.push(what); };
+  check('the base screen has a wide character and bold red cells on row 2',
+    base.screen.widths[2] === '112011' && base.screen.styles[2] === '2*b/1/ 4*//');
+  const all = [base, ...cases.map(([input]) => input)];
+  const none = await judge(all, new Map());
+  check('xterm.js agrees with its own screen', none.agree === 1);
+  for (const [input, item] of cases) {
+    check(`${input.id} is reported as ${item}`,
+      none.drafts.includes(`${input.id}${ITEM_SEPARATOR}${item}${REASON_SEPARATOR}?`));
   }
+  check('every change is unlisted without a list', none.unlisted.length === cases.length);
+  const listed = new Map(cases.map(([input, item]) => [input.id, { items: item, reason: 'r' }]));
+  listed.set('self/base', { items: 'row 0', reason: 'r' });
+  listed.set('self/gone', { items: 'row 0', reason: 'r' });
+  listed.set('self/row', { items: 'row 1', reason: 'r' });
+  const some = await judge(all, listed);
+  check('a listed input that agrees is stale',
+    some.stale.some((m) => m.startsWith('agrees now') && m.endsWith('self/base')));
+  check('a listed input that does not exist is stale',
+    some.stale.some((m) => m.startsWith('no such input') && m.endsWith('self/gone')));
+  check('a listed input that differs in other items is reported',
+    some.unlisted.length === 1 && some.unlisted[0].startsWith('self/row: differs in row 2'));
+  for (const f of failures) console.log(`headless oracle self-test: FAILED: ${f}`);
+  console.log(`headless oracle self-test: ${cases.length + 6 - failures.length} of ${cases.length + 6} checks hold`);
+  console.log(failures.length === 0 ? '1 passed, 0 failed' : '0 passed, 1 failed');
+  process.exit(failures.length === 0 ? 0 : 1);
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.selfTest) await selfTest();
+  const started = performance.now();
+  const listed = loadDifferences();
+  const inputs = wtermScreens(opts).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const { agree, unlisted, stale, drafts } = await judge(inputs, listed);
+  if (opts.print) for (const d of drafts) console.log(d);
+  for (const u of unlisted) console.log(`differs: ${u}`);
+  for (const m of stale) console.log(m);
   const ms = Math.round(performance.now() - started);
-  console.log(`headless oracle: ${agree} of ${lines.length} inputs agree with @xterm/headless ` +
+  console.log(`headless oracle: ${agree} of ${inputs.length} inputs agree with @xterm/headless ` +
     `(${listed.size} listed differences; ${ms} ms)`);
-  const ok = !opts.print && unlisted.length === 0 && stale.length === 0 && lines.length >= MIN_INPUTS;
-  if (lines.length < MIN_INPUTS) console.log(`headless oracle: only ${lines.length} inputs, want at least ${MIN_INPUTS}`);
+  const ok = !opts.print && unlisted.length === 0 && stale.length === 0 && inputs.length >= MIN_INPUTS;
+  if (inputs.length < MIN_INPUTS) console.log(`headless oracle: only ${inputs.length} inputs, want at least ${MIN_INPUTS}`);
   console.log(ok ? '1 passed, 0 failed' : '0 passed, 1 failed');
   process.exit(ok ? 0 : 1);
 }

@@ -23,6 +23,7 @@ python3 scripts/xterm-oracle.py 2>&1 | tee -a "$log"
 echo "== cargo test (native: core incl. conformance, differential and fuzz-corpus replays; relay)"
 cargo test --workspace --release 2>&1 | tee -a "$log"
 echo "== @xterm/headless oracle: conformance cases, recorded sessions and fuzz inputs against xterm.js"
+node scripts/headless-oracle.mjs --self-test 2>&1 | tee -a "$log"
 node scripts/headless-oracle.mjs 2>&1 | tee -a "$log"
 echo "== cargo test (wasm DOM tests in headless chromium)"
 CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
