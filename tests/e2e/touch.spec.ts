@@ -216,4 +216,10 @@ test("the key bar (wterm-wasm/keybar) sends Esc, Tab, arrows in the cursor-key m
   await expect.poll(() => data(page)).toBe("\x1b\t\x1b[A\x1bOD\x03d\x1a");
   await page.evaluate(() => (window as any).bar.dispose());
   expect(await page.locator(".wterm-keybar").count()).toBe(0);
+  // An element without a terminal is refused, saying what is expected.
+  const err = await page.evaluate(async () => {
+    const { attachKeyBar } = await import("/pkg/keybar.js");
+    try { attachKeyBar(document.createElement("div")); return ""; } catch (e) { return String(e); }
+  });
+  expect(err).toBe("TypeError: attachKeyBar: element must be the element of an initialized WTerm (after init())");
 });
