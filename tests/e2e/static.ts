@@ -1,5 +1,5 @@
-// A static server for the test pages (tests/e2e/pages), the built wasm package
-// (wterm-wasm/pkg, under /pkg/) and a few npm files the pages load (under /vendor/), on
+// A static server for the test pages (tests/e2e/pages), the package's demo page
+// (wterm-wasm/demo, under /demo/), the built wasm package (wterm-wasm/pkg, under /pkg/) and a few npm files the pages load (under /vendor/), on
 // 127.0.0.1 and a free port. `bash wterm-wasm/build.sh` must have run.
 import { createServer, type Server } from "node:http";
 import { readFile } from "node:fs/promises";
@@ -7,6 +7,7 @@ import { extname, join, normalize, resolve } from "node:path";
 
 const PAGES = resolve("tests/e2e/pages");
 const PKG = resolve("wterm-wasm/pkg");
+const DEMO = resolve("wterm-wasm/demo");
 /** Files from npm packages a test page loads, by their path under /vendor/. */
 const VENDOR: Record<string, string> = {
   "mcp-b-global.js": resolve("node_modules/@mcp-b/global/dist/index.iife.js"),
@@ -33,7 +34,11 @@ export async function serveTestPages(): Promise<StaticServer> {
       res.end(await readFile(vendored));
       return;
     }
-    const [root, rel] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : [PAGES, path.slice(1) || "index.html"];
+    const [root, rel] = path.startsWith("/pkg/")
+      ? [PKG, path.slice(5)]
+      : path.startsWith("/demo/")
+        ? [DEMO, path.slice(6) || "index.html"]
+        : [PAGES, path.slice(1) || "index.html"];
     const file = normalize(join(root, rel));
     if (!file.startsWith(root)) {
       res.writeHead(403).end();

@@ -10,6 +10,7 @@
 //!   [`join_for_search`] for matches across soft wraps.
 //! - [`keys`]: key names and chords to bytes for the program's current modes (legacy, DECCKM,
 //!   xterm modifier parameters, kitty keyboard flags), and paste encoding.
+//! - [`words`]: the word around a character, for selecting a word at a point.
 //! - [`limits`]: every limit, with its unit; [`Error`] for bad input.
 //!
 //! No web or async dependencies: the adapters own I/O.
@@ -26,6 +27,7 @@ mod screen;
 mod terminal;
 mod unicode;
 mod vt;
+pub mod words;
 
 pub use cmdlog::{CommandOutput, CommandRecord};
 pub use error::{Error, ErrorKind};

@@ -10,7 +10,7 @@
 //   relay is attached) input is echoed locally, as with a bare WTerm;
 // - relay: attached when set, re-attached when url, token or session change (a session equal
 //   to the one already attached does not re-attach), closed when unset;
-// - scrollback, pasteWithCtrlV: read once, at creation (a WTerm cannot change them later).
+// - scrollback, pasteWithCtrlV, screenReaderMode: read once, at creation (a WTerm cannot change them later).
 import init, { WTerm } from "./wterm_wasm.js";
 import { attachToRelay } from "./relay.js";
 
@@ -68,6 +68,7 @@ export class TerminalController {
       rows: o.rows,
       scrollback: o.scrollback,
       pasteWithCtrlV: o.pasteWithCtrlV,
+      screenReaderMode: o.screenReaderMode,
       webmcp: webmcpValue(o.webmcp),
       onResize: (size) => this.options.onResize?.(size),
       onTitle: (title) => this.options.onTitle?.(title),

@@ -16,6 +16,7 @@ const OPTION_PROPS = [
   "rows",
   "scrollback",
   "pasteWithCtrlV",
+  "screenReaderMode",
   "onData",
   "onResize",
   "onTitle",

@@ -21,6 +21,8 @@ export interface TerminalOptions {
   scrollback?: number;
   /** Ctrl+V pastes instead of sending ^V (default false). Read at creation only. */
   pasteWithCtrlV?: boolean;
+  /** Announce new output to screen readers (default true). Read at creation only. */
+  screenReaderMode?: boolean;
   /**
    * Everything the terminal sends to the program (keys, pastes, replies to queries, agent
    * input). Without it and without `relay`, input is echoed locally.

@@ -22,6 +22,8 @@ export interface TerminalProps {
   scrollback?: number;
   /** Ctrl+V pastes instead of sending ^V (default false). Read at creation only. */
   pasteWithCtrlV?: boolean;
+  /** Announce new output to screen readers (default true). Read at creation only. */
+  screenReaderMode?: boolean;
   /** Attach to a wterm-relay session: a real shell. */
   relay?: RelayOptions;
   /** Focus the terminal once it is ready. */

@@ -12,6 +12,7 @@ export const Terminal = defineComponent({
     rows: { type: Number, default: undefined },
     scrollback: { type: Number, default: undefined },
     pasteWithCtrlV: { type: Boolean, default: false },
+    screenReaderMode: { type: Boolean, default: true },
     relay: { type: Object, default: undefined },
     autoFocus: { type: Boolean, default: false },
     // Declared as props (not emits), so that `@data`, `@resize`, `@title`, `@agent` and `@ready` arrive
@@ -33,6 +34,7 @@ export const Terminal = defineComponent({
       rows: props.rows,
       scrollback: props.scrollback,
       pasteWithCtrlV: props.pasteWithCtrlV,
+      screenReaderMode: props.screenReaderMode,
       relay: props.relay,
       autoFocus: props.autoFocus,
       onData: props.onData,

@@ -86,6 +86,19 @@ const STYLE_CSS: &str = concat!(
     "margin:0;padding:0;border:0;outline:none;resize:none;overflow:hidden;opacity:0;",
     "color:transparent;background:transparent;caret-color:transparent;white-space:pre;",
     "font:inherit;z-index:-1}",
+    // The IME composition at the cursor, in the terminal's colors, underlined (ime.rs).
+    ".wterm-ime{position:absolute;left:calc(var(--wterm-cell-w)*var(--cx,0));",
+    "top:calc(var(--wterm-cell-h)*var(--cy,0));min-width:var(--wterm-cell-w);",
+    "height:var(--wterm-cell-h);line-height:var(--wterm-cell-h);white-space:pre;z-index:1;",
+    "background:var(--wterm-bg);color:var(--wterm-fg);text-decoration:underline;pointer-events:none}",
+    // Read by screen readers, not shown (a11y.rs).
+    ".wterm-live{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);",
+    "white-space:pre-wrap}",
+    // Touch selection handles (touch.rs): a drop under each end of the selection.
+    ".wterm-handle{position:absolute;width:20px;height:20px;margin-left:-10px;z-index:2;",
+    "border-radius:0 50% 50% 50%;background:var(--wterm-fg);opacity:.8;touch-action:none}",
+    ".wterm-handle-start{border-radius:50% 0 50% 50%;margin-left:-20px}",
+    ".wterm-handle-end{margin-left:0}",
     ".wterm-measure{position:absolute;top:0;left:0;visibility:hidden;white-space:pre;",
     "line-height:normal}",
 );

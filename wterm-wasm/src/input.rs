@@ -12,7 +12,7 @@
 //!   the program asked for every key as an escape code (kitty flag 8), printable keys are
 //!   encoded in `keydown` as well.
 //! - During an IME composition (`compositionstart` .. `compositionend`) nothing is sent;
-//!   `compositionend` sends the composed text once.
+//!   `compositionend` sends the composed text once (ime.rs, which also shows it at the cursor).
 //! - `paste` sends the clipboard's text, bracketed when the program enabled mode 2004.
 //! - Browser copy and paste chords (Ctrl+Shift+C/V, Meta+C/V, Ctrl/Shift+Insert) and other
 //!   Meta+character shortcuts are left to the browser (see `leave_to_browser`); so is Ctrl+V
@@ -24,8 +24,8 @@ use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{
-    ClipboardEvent, CompositionEvent, Event, EventTarget, FocusEvent, HtmlTextAreaElement,
-    InputEvent, KeyboardEvent, MouseEvent, Node, WheelEvent,
+    ClipboardEvent, Event, EventTarget, FocusEvent, HtmlTextAreaElement, InputEvent, KeyboardEvent,
+    MouseEvent, Node, WheelEvent,
 };
 use wterm_core::keys::{self, Chord, Key, Mods};
 
@@ -62,32 +62,7 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
         }
     })?);
 
-    let w = weak.clone();
-    listeners.push(Listener::new(
-        &ta,
-        "compositionstart",
-        false,
-        move |_e: Event| {
-            if let Some(s) = w.upgrade() {
-                if let Ok(mut inner) = s.try_borrow_mut() {
-                    inner.composing = true;
-                }
-            }
-        },
-    )?);
-
-    let w = weak.clone();
-    let t = ta.clone();
-    listeners.push(Listener::new(
-        &ta,
-        "compositionend",
-        false,
-        move |e: Event| {
-            if let Some(s) = w.upgrade() {
-                on_composition_end(&s, e.unchecked_ref(), &t);
-            }
-        },
-    )?);
+    listeners.extend(crate::ime::attach(dom, weak)?);
 
     let w = weak.clone();
     listeners.push(Listener::new(&ta, "paste", false, move |e: Event| {
@@ -372,17 +347,6 @@ fn on_input(shared: &Shared, ev: &InputEvent, ta: &HtmlTextAreaElement) {
     send_input(shared, &bytes);
 }
 
-fn on_composition_end(shared: &Shared, ev: &CompositionEvent, ta: &HtmlTextAreaElement) {
-    ta.set_value("");
-    match shared.try_borrow_mut() {
-        Ok(mut inner) => inner.composing = false,
-        Err(_) => return,
-    }
-    if let Some(text) = ev.data() {
-        send_input(shared, text.as_bytes());
-    }
-}
-
 fn on_paste(shared: &Shared, ev: &ClipboardEvent) {
     ev.prevent_default();
     let text = ev
@@ -464,20 +428,23 @@ fn on_wheel(shared: &Shared, ev: &WheelEvent) {
     };
     match to_program {
         Some(modes) => mouse::report_wheel(shared, ev, steps < 0, &modes),
-        None => {
-            let Ok(modes) = shared.try_borrow().map(|i| i.term.modes()) else {
-                return;
-            };
-            let key = if steps < 0 {
-                Key::ArrowUp
-            } else {
-                Key::ArrowDown
-            };
-            let bytes =
-                keys::encode(Chord::plain(key), &modes).repeat(steps.unsigned_abs() as usize);
-            send_input(shared, &bytes);
-        }
+        None => alternate_scroll(shared, steps),
     }
+}
+
+/// xterm's `alternateScroll`: scrolling on the alternate screen sends cursor up (`steps` < 0)
+/// or down, once per row, in the program's cursor-key mode (DECCKM).
+pub(crate) fn alternate_scroll(shared: &Shared, steps: i32) {
+    let Ok(modes) = shared.try_borrow().map(|i| i.term.modes()) else {
+        return;
+    };
+    let key = if steps < 0 {
+        Key::ArrowUp
+    } else {
+        Key::ArrowDown
+    };
+    let bytes = keys::encode(Chord::plain(key), &modes).repeat(steps.unsigned_abs() as usize);
+    send_input(shared, &bytes);
 }
 
 /// Copies the selection row by row: the selected part of each `.wterm-row` as its DOM text

@@ -143,6 +143,9 @@ pub(crate) struct Options {
     pub(crate) webmcp: Option<WebMcpConfig>,
     /// `pasteWithCtrlV`: Ctrl+V is left to the browser, which pastes, instead of sending ^V.
     pub(crate) paste_with_ctrl_v: bool,
+    /// `screenReaderMode`: new output is announced in a live region; `None` means the
+    /// default (on).
+    pub(crate) screen_reader_mode: Option<bool>,
     /// The callbacks.
     pub(crate) callbacks: Callbacks,
 }
@@ -489,7 +492,7 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
     if !is_plain_object(v) {
         return Err(JsError::new(&format!(
             "options must be an object {{cols?, rows?, scrollback?, webmcp?, pasteWithCtrlV?, \
-             onData?, onResize?, onTitle?, onAgent?}}; got {}",
+             screenReaderMode?, onData?, onResize?, onTitle?, onAgent?}}; got {}",
             describe(v)
         )));
     }
@@ -506,6 +509,7 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
         .map(|n| n as usize),
         webmcp: webmcp_arg(&get("webmcp")?, "webmcp")?,
         paste_with_ctrl_v: opt_bool(&get("pasteWithCtrlV")?, "pasteWithCtrlV")?.unwrap_or(false),
+        screen_reader_mode: opt_bool(&get("screenReaderMode")?, "screenReaderMode")?,
         callbacks: Callbacks {
             data: Listeners::from_option(opt_function(&get("onData")?, "onData")?),
             resize: Listeners::from_option(opt_function(&get("onResize")?, "onResize")?),

@@ -7,8 +7,10 @@
 //!   program (onData, or local echo without it).
 //! - `view`: the elements a terminal adds to the page, cell measurement, per-frame rendering
 //!   and scroll syncing; `render`: rows and cursor from styled runs, changed rows only.
-//! - `input`: keyboard, text, IME, paste, wheel and focus listeners.
+//! - `input`: keyboard, text, paste, wheel and focus listeners; `ime`: IME composition and its
+//!   preview at the cursor; `touch`: swipe, momentum, long-press selection and its handles.
 //! - `mouse`: mouse reporting to programs that track the mouse.
+//! - `a11y`: the screen-reader live region announcing new output.
 //! - `webmcp`: the four WebMCP tools, registered once per page for all terminals with WebMCP
 //!   on; `limits`: every limit of the tools.
 //! - `dom`: self-removing listeners and timers, the stylesheet, element helpers.
@@ -20,13 +22,16 @@
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
+mod a11y;
 mod dom;
+mod ime;
 mod input;
 mod js;
 mod limits;
 mod mouse;
 mod render;
 mod term;
+mod touch;
 mod view;
 mod webmcp;
 
@@ -89,6 +94,12 @@ export interface WTermOptions {
    * program. Default false: Ctrl+V is the program's (^V, "insert the next key literally").
    */
   pasteWithCtrlV?: boolean;
+  /**
+   * Announce new output to screen readers through a polite live region (at most 500
+   * characters, or "N lines of output", once output settles; none for the alternate screen).
+   * Default true.
+   */
+  screenReaderMode?: boolean;
   /**
    * Everything the terminal sends to the program: keystrokes, pastes, replies to queries,
    * agent input. Without it, input is echoed locally.
@@ -183,6 +194,7 @@ impl WTerm {
             opts.webmcp,
         );
         inner.paste_with_ctrl_v = opts.paste_with_ctrl_v;
+        inner.screen_reader = opts.screen_reader_mode.unwrap_or(true);
         Ok(WTerm {
             shared: Rc::new(RefCell::new(inner)),
         })

@@ -95,3 +95,46 @@ pub(crate) const FRAME_COST_FACTOR: f64 = 5.0;
 /// Longest a paced frame waits, in milliseconds: during a flood the screen is redrawn at least
 /// about four times a second, however expensive a frame is.
 pub(crate) const MAX_FRAME_PACE_MS: f64 = 250.0;
+
+/// Quiet time after the last new line of output before the screen-reader live region announces
+/// it, in milliseconds (a11y.rs): a command's output is announced once it stops, not line by
+/// line.
+pub(crate) const ANNOUNCE_SETTLE_MS: f64 = 150.0;
+
+/// Longest new output waits to be announced while output keeps coming, in milliseconds: a
+/// flood gets one announcement (a summary) every 2 s at most, so assistive tech is never
+/// handed more than that.
+pub(crate) const ANNOUNCE_MAX_DELAY_MS: f64 = 2000.0;
+
+/// Most characters one announcement reads out; more new output is announced as a summary,
+/// "N lines of output", which the rows can then be read for.
+pub(crate) const MAX_ANNOUNCE_CHARS: usize = 500;
+
+/// Most rows one announcement reads out (and fetches from the terminal); more is summarized as
+/// for [`MAX_ANNOUNCE_CHARS`].
+pub(crate) const MAX_ANNOUNCE_ROWS: u64 = 24;
+
+/// A touch that moves less than this from where it started is still a press (a tap or a
+/// long-press), in CSS px; past it, it is a swipe.
+pub(crate) const TOUCH_SLOP_PX: f64 = 10.0;
+
+/// A touch held this long without moving past [`TOUCH_SLOP_PX`] selects the word under it, in
+/// milliseconds (Android's long-press timeout is 400 to 500 ms).
+pub(crate) const LONG_PRESS_MS: f64 = 500.0;
+
+/// After a swipe the history keeps scrolling (momentum) at the finger's last speed, which
+/// decays by this factor per millisecond (UIKit's normal deceleration rate,
+/// `UIScrollView.DecelerationRate.normal`): it halves about every 350 ms, and a fling at speed
+/// `v` px/ms travels about `500 v` px.
+pub(crate) const MOMENTUM_DECAY_PER_MS: f64 = 0.998;
+
+/// Momentum stops below this speed, in CSS px per millisecond (and never starts below it).
+pub(crate) const MOMENTUM_MIN_PX_PER_MS: f64 = 0.05;
+
+/// The finger's speed is measured over its moves of the last this many milliseconds before
+/// it lifted (at least its last two moves); a finger still for longer before lifting leaves no
+/// momentum.
+pub(crate) const VELOCITY_WINDOW_MS: f64 = 100.0;
+
+/// Moves of a swipe kept to measure the finger's speed (the newest ones).
+pub(crate) const VELOCITY_SAMPLES: usize = 8;

@@ -104,12 +104,12 @@ fn cell_at(inner: &Inner, x: f64, y: f64, clamp: bool) -> Option<(u16, u16)> {
 }
 
 /// Sends a report unless the modes do not ask for it or it is not UTF-8.
-fn report(shared: &Shared, action: MouseAction, cell: (u16, u16), ev: &MouseEvent, modes: &Modes) {
+fn report(shared: &Shared, action: MouseAction, cell: (u16, u16), mods: Mods, modes: &Modes) {
     let mut r = Report {
         action,
         col: cell.0,
         row: cell.1,
-        mods: mods(ev),
+        mods,
     };
     let mut bytes = encode_mouse(r, modes);
     if bytes
@@ -223,7 +223,7 @@ fn on_press(shared: &Shared, ev: &MouseEvent, textarea: &HtmlElement) {
     // No text selection starts; the keyboard stays with the terminal.
     ev.prevent_default();
     focus_element(textarea);
-    report(shared, MouseAction::Press(button), cell, ev, &modes);
+    report(shared, MouseAction::Press(button), cell, mods(ev), &modes);
 }
 
 fn on_move(shared: &Shared, ev: &MouseEvent) {
@@ -259,7 +259,7 @@ fn on_move(shared: &Shared, ev: &MouseEvent) {
         dom.mouse.last_cell = Some(cell);
         (modes, cell, held)
     };
-    report(shared, MouseAction::Motion(held), cell, ev, &modes);
+    report(shared, MouseAction::Motion(held), cell, mods(ev), &modes);
 }
 
 fn on_release(shared: &Shared, ev: &MouseEvent) {
@@ -283,16 +283,29 @@ fn on_release(shared: &Shared, ev: &MouseEvent) {
         };
         (modes, cell, button)
     };
-    report(shared, MouseAction::Release(button), cell, ev, &modes);
+    report(shared, MouseAction::Release(button), cell, mods(ev), &modes);
 }
 
 /// One wheel step over the screen, a button 4 (`up`) or 5 press at the pointer's cell.
 pub(crate) fn report_wheel(shared: &Shared, ev: &MouseEvent, up: bool, modes: &Modes) {
+    let (x, y) = (ev.client_x().into(), ev.client_y().into());
+    report_wheel_at(shared, (x, y), mods(ev), up, modes);
+}
+
+/// One wheel step at the cell under `point` (client px, clamped to the screen), as
+/// [`report_wheel`]; a swipe on a touch screen sends these (touch.rs).
+pub(crate) fn report_wheel_at(
+    shared: &Shared,
+    point: (f64, f64),
+    mods: Mods,
+    up: bool,
+    modes: &Modes,
+) {
     let cell = {
         let Ok(inner) = shared.try_borrow() else {
             return;
         };
-        cell_at(&inner, ev.client_x().into(), ev.client_y().into(), true)
+        cell_at(&inner, point.0, point.1, true)
     };
     let Some(cell) = cell else { return };
     let button = if up {
@@ -300,5 +313,5 @@ pub(crate) fn report_wheel(shared: &Shared, ev: &MouseEvent, up: bool, modes: &M
     } else {
         MouseButton::WheelDown
     };
-    report(shared, MouseAction::Press(button), cell, ev, modes);
+    report(shared, MouseAction::Press(button), cell, mods, modes);
 }

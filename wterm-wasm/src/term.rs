@@ -101,6 +101,8 @@ pub(crate) struct Inner {
     pub(crate) answer_queries: bool,
     /// Ctrl+V pastes (left to the browser) instead of sending ^V: the `pasteWithCtrlV` option.
     pub(crate) paste_with_ctrl_v: bool,
+    /// New output is announced to screen readers (a11y.rs): the `screenReaderMode` option.
+    pub(crate) screen_reader: bool,
     /// Output was parsed since the last animation frame.
     output_since_frame: bool,
     /// While output keeps arriving, frames before this time (`performance.now()` ms) are
@@ -139,6 +141,7 @@ impl Inner {
             sync_since: None,
             answer_queries: true,
             paste_with_ctrl_v: false,
+            screen_reader: true,
             output_since_frame: false,
             paced_until: 0.0,
         }
@@ -246,6 +249,7 @@ impl Inner {
         if let Some(dom) = self.dom.as_mut() {
             dom.render(&mut self.term, &mut self.view_offset);
         }
+        crate::a11y::check(self);
         let end = crate::dom::now_ms();
         let cost = end - now;
         self.paced_until = if cost > PACED_FRAME_MIN_MS {
@@ -425,7 +429,13 @@ fn start(inner: &mut Inner, weak: Weak<RefCell<Inner>>) -> Result<Outbox, JsValu
     let auto_fit = inner.requested == (None, None);
     let host = inner.host.clone();
     let dom = inner.dom.as_mut().ok_or("no DOM")?;
-    dom.listeners = crate::input::attach(dom, &weak)?;
+    let mut listeners = crate::input::attach(dom, &weak)?;
+    listeners.extend(crate::touch::attach(dom, &weak)?);
+    dom.listeners = listeners;
+    if inner.screen_reader {
+        let live = crate::a11y::LiveRegion::new(&dom.root, &inner.term)?;
+        dom.live = Some(live);
+    }
 
     let w = weak.clone();
     dom.on_frame = Some(Closure::new(move |_time: f64| {

@@ -53,6 +53,12 @@ pub(crate) struct Dom {
     pub(crate) root: HtmlElement,
     pub(crate) viewport: HtmlElement,
     pub(crate) textarea: HtmlTextAreaElement,
+    /// The IME composition preview at the cursor (ime.rs).
+    pub(crate) ime: HtmlElement,
+    /// Announces new output to screen readers (a11y.rs); `None` with `screenReaderMode: false`.
+    pub(crate) live: Option<crate::a11y::LiveRegion>,
+    /// Swipe, momentum, long-press and selection handles (touch.rs).
+    pub(crate) touch: crate::touch::TouchState,
     measure: HtmlElement,
     renderer: Renderer,
     pub(crate) cell: CellSize,
@@ -90,6 +96,13 @@ impl Dom {
         let viewport = element(&doc, "div", "wterm-viewport")?;
         let screen = element(&doc, "div", "wterm-screen")?;
         let rows = element(&doc, "div", "wterm-rows")?;
+        // The rows read as a document of lines (browse mode reads the screen); new output is
+        // announced by the live region, not by the rows, which change in place.
+        rows.set_attribute("role", "document")?;
+        rows.set_attribute("aria-label", "Terminal screen")?;
+        let ime = element(&doc, "div", "wterm-ime")?;
+        ime.set_attribute("aria-hidden", "true")?;
+        ime.set_hidden(true);
         let cursor = element(&doc, "div", "wterm-cursor")?;
         cursor.set_attribute("aria-hidden", "true")?;
         let textarea: HtmlTextAreaElement =
@@ -110,6 +123,7 @@ impl Dom {
         measure.set_text_content(Some(&"W".repeat(MEASURE_CHARS)));
         screen.append_child(&rows)?;
         screen.append_child(&cursor)?;
+        screen.append_child(&ime)?;
         screen.append_child(&textarea)?;
         viewport.append_child(&screen)?;
         viewport.append_child(&spacer)?;
@@ -121,6 +135,9 @@ impl Dom {
             root,
             viewport,
             textarea,
+            ime,
+            live: None,
+            touch: crate::touch::TouchState::default(),
             measure,
             cell: CellSize {
                 w: FALLBACK_CELL_W_PX,
