@@ -22,6 +22,7 @@ mod grid;
 pub mod keys;
 pub mod limits;
 pub mod modes;
+mod reflow;
 mod screen;
 mod terminal;
 mod unicode;

@@ -438,6 +438,12 @@ impl Terminal {
         }
     }
 
+    /// Whether the next printed character wraps first (xterm's pending wrap), for tests.
+    #[cfg(test)]
+    pub(crate) fn pending_wrap(&self) -> bool {
+        self.screen.buf().pending_wrap
+    }
+
     /// The input-affecting and display modes the program has set.
     pub fn modes(&self) -> Modes {
         let m = &self.screen.modes;
