@@ -14,9 +14,16 @@
 //! - Hard line breaks are never joined: a row that does not wrap always ends its line.
 //!
 //! Positions move with their character: the cursor, the saved cursor (DECSC), the command
-//! log's lifetime rows and the prompt's end (`cmdlog.rs`). The cursor's own line is reflowed
-//! too (as kitty, Ghostty and WezTerm do, and xterm.js with `reflowCursorLine`); xterm.js by
-//! default leaves it for the shell to redraw and cuts it when narrowing.
+//! log's lifetime rows and the prompt's end (`cmdlog.rs`).
+//!
+//! The line holding the cursor is not reflowed, as xterm.js does by default (kitty, Ghostty and
+//! WezTerm reflow it; xterm.js only with `reflowCursorLine`): its rows are cut at the new width
+//! or padded, and the program redraws it. That line is usually a shell's command line, and
+//! readline redraws it on SIGWINCH assuming it was not reflowed: bash 5.2 moves up the rows the
+//! line took at the old width, erases them and writes it again (`\r ESC[K \r ESC[A ESC[K \r`
+//! and the prompt, for a line that took two rows). Had the line been joined into one row, that
+//! `ESC[A ESC[K` would erase the row above it, a line of output; had it been split into two,
+//! its first row would stay on screen as a stale copy.
 //!
 //! Which rows stay on the screen follows xterm.js (`Buffer._reflowLarger`/`_reflowSmaller`):
 //! with rows in history, the cursor keeps its screen row, so narrowing pushes rows into history
@@ -58,6 +65,8 @@ struct Rewrap {
     first_old: usize,
     /// Points to carry (index 0 is the cursor) and where they went.
     points: Vec<Point>,
+    /// The old rows of the cursor's line, which keep their cells (cut or padded).
+    cursor_line: core::ops::RangeInclusive<usize>,
     moved: Vec<Option<Point>>,
     /// Scratch: a history row's cells; the offset in `line` where each new row starts.
     scratch: Vec<Cell>,
@@ -66,8 +75,15 @@ struct Rewrap {
 }
 
 impl Rewrap {
-    fn new(cols: usize, old_cols: usize, total: usize, points: Vec<Point>) -> Rewrap {
+    fn new(
+        cols: usize,
+        old_cols: usize,
+        total: usize,
+        points: Vec<Point>,
+        cursor_line: core::ops::RangeInclusive<usize>,
+    ) -> Rewrap {
         Rewrap {
+            cursor_line,
             cols,
             old_cols,
             out: Vec::with_capacity(total),
@@ -89,6 +105,10 @@ impl Rewrap {
 
     /// A history row; `next_first` is the flags of the next row's first cell.
     fn history_row(&mut self, i: usize, row: HistoryRow, next_first: u8) {
+        if self.cursor_line.contains(&i) {
+            self.keep(i, &row.unpack());
+            return;
+        }
         // A line of one row that fits stays as it is: no unpacking.
         if self.starts.is_empty() && !row.wrapped && row.len() <= self.cols && !self.has_point(i) {
             self.row_map.push(self.out.len());
@@ -104,6 +124,10 @@ impl Rewrap {
 
     /// A main-screen row; `next_first` as for [`Self::history_row`].
     fn screen_row(&mut self, i: usize, row: &Row, next_first: u8) {
+        if self.cursor_line.contains(&i) {
+            self.keep(i, row);
+            return;
+        }
         if self.starts.is_empty()
             && !row.wrapped
             && row.used_len() <= self.cols
@@ -114,6 +138,34 @@ impl Rewrap {
             return;
         }
         self.add(i, &row.cells, row.wrapped, next_first);
+    }
+
+    /// A row of the cursor's line: its cells cut at the new width (a wide character whose second
+    /// half is cut goes whole) or padded, its wrap flag kept (xterm.js). Positions on it keep
+    /// their column, moved into the row; a pending wrap becomes the next column when there is
+    /// one.
+    fn keep(&mut self, i: usize, row: &Row) {
+        let cols = self.cols;
+        let mut cells = core::mem::take(&mut self.row);
+        cells.clear();
+        cells.extend_from_slice(&row.cells[..row.cells.len().min(cols)]);
+        if cells.len() == cols && cells[cols - 1].flags & WIDE != 0 {
+            cells[cols - 1] = Cell::blank(cells[cols - 1].style);
+        }
+        let at = self.out.len();
+        self.emit(&cells, row.wrapped);
+        self.row = cells;
+        self.row_map.push(at);
+        for (k, p) in self.points.iter().enumerate() {
+            if p.row == i {
+                let col = usize::from(p.col) + usize::from(p.pending);
+                self.moved[k] = Some(Point {
+                    row: at,
+                    col: col.min(cols - 1) as u16,
+                    pending: false,
+                });
+            }
+        }
     }
 
     /// Adds old row `i`'s cells to the line; a row that does not wrap ends it.
@@ -132,19 +184,10 @@ impl Rewrap {
             self.line.extend((0..n).map(at));
             return;
         }
-        let mut keep = cells
+        let keep = cells
             .iter()
             .rposition(|c| !c.is_erased())
             .map_or(0, |p| p + 1);
-        // The cells before the cursor belong to its line, blank or not, so it stays on its
-        // column relative to them; a wide character under it stays whole.
-        if self.points.first().is_some_and(|p| p.row == i) {
-            let col = usize::from(self.points[0].col);
-            keep = keep.max(col);
-            if col > 0 && at(col - 1).flags & WIDE != 0 && at(col).flags & WIDE_CONT != 0 {
-                keep = keep.max(col + 1);
-            }
-        }
         let used = cells
             .iter()
             .rposition(|c| !c.is_default_blank())
@@ -282,7 +325,21 @@ impl Screen {
             })
         });
 
-        let mut re = Rewrap::new(cols, old_cols, total, points);
+        let wrapped_at = |i: usize| {
+            if i < h {
+                history[i].wrapped
+            } else {
+                screen.get(i - h).is_some_and(|r| r.wrapped)
+            }
+        };
+        let (mut first, mut last) = (points[0].row, points[0].row);
+        while first > 0 && wrapped_at(first - 1) {
+            first -= 1;
+        }
+        while last + 1 < total && wrapped_at(last) {
+            last += 1;
+        }
+        let mut re = Rewrap::new(cols, old_cols, total, points, first..=last);
         let first_flags = |history: &VecDeque<HistoryRow>, i: usize| {
             if i < h {
                 history[i].first_flags()

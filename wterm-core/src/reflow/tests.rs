@@ -92,18 +92,19 @@ fn wrapped_history_rows_reflow() {
 
 #[test]
 fn a_wide_character_at_the_boundary_moves_whole() {
-    let mut t = term(3, 5, 100);
+    let mut t = term(4, 5, 100);
     // At 5 columns 中 does not fit after "abcd": the last cell stays blank and it wraps.
-    t.feed("abcd中".as_bytes());
+    t.feed("abcd中\r\n".as_bytes());
     assert_eq!(
         texts(&t.screen_rows())[..2],
         [("abcd".into(), true), ("中".into(), false)]
     );
-    t.resize(Size::new(3, 6));
-    assert_eq!(texts(&t.screen_rows())[0], ("abcd中".into(), false));
-    assert_eq!(at(&t), (0, 5));
-    assert!(t.pending_wrap());
-    t.resize(Size::new(3, 5));
+    t.resize(Size::new(4, 6));
+    assert_eq!(
+        texts(&t.screen_rows())[..2],
+        [("abcd中".into(), false), ("".into(), false)]
+    );
+    t.resize(Size::new(4, 5));
     assert_eq!(
         texts(&t.screen_rows())[..2],
         [("abcd".into(), true), ("中".into(), false)]
@@ -115,7 +116,7 @@ fn a_wide_character_at_the_boundary_moves_whole() {
         [("abc".into(), true), ("d中".into(), false)]
     );
     assert_eq!(t.cell(1, 1).map(|c| c.0), Some("中".into()));
-    t.resize(Size::new(3, 8));
+    t.resize(Size::new(4, 8));
     assert_eq!(texts(&t.screen_rows())[0], ("abcd中".into(), false));
 }
 
@@ -123,7 +124,7 @@ fn a_wide_character_at_the_boundary_moves_whole() {
 fn a_grapheme_cluster_and_its_style_move_as_one_cell() {
     let mut t = term(3, 4, 100);
     // e + combining acute, then a red x: at 4 columns "abc" + "é" fill row 0.
-    t.feed("abce\u{301}\x1b[31mx\x1b[0m".as_bytes());
+    t.feed("abce\u{301}\x1b[31mx\x1b[0m\r\n".as_bytes());
     t.resize(Size::new(3, 10));
     assert_eq!(texts(&t.screen_rows())[0].0, "abce\u{301}x");
     assert_eq!(t.cell(0, 3).map(|c| c.0), Some("e\u{301}".into()));
@@ -133,7 +134,7 @@ fn a_grapheme_cluster_and_its_style_move_as_one_cell() {
 #[test]
 fn a_hyperlink_survives_reflow() {
     let mut t = term(3, 4, 100);
-    t.feed(b"ab\x1b]8;;https://x.test/\x07cdef\x1b]8;;\x07");
+    t.feed(b"ab\x1b]8;;https://x.test/\x07cdef\x1b]8;;\x07\r\n");
     t.resize(Size::new(3, 8));
     let link = t.cell(0, 4).and_then(|c| c.1.link).expect("link kept");
     assert_eq!(t.link_uri(link), Some("https://x.test/"));
@@ -142,29 +143,61 @@ fn a_hyperlink_survives_reflow() {
 
 #[test]
 fn the_cursor_stays_on_its_character() {
-    let mut t = term(5, 20, 100);
-    t.feed(b"0123456789ABCDEFGHIJklmnopqrst");
-    // Onto 'p', the 26th character: row 1, column 5.
-    t.feed(b"\x1b[2;6H");
-    assert_eq!(under_cursor(&t), "p");
-    for cols in [10, 40, 7, 20] {
-        t.resize(Size::new(5, cols));
-        assert_eq!(under_cursor(&t), "p", "{cols} columns");
-        assert_eq!(at(&t), (25 / cols, 25 % cols), "{cols} columns");
+    let mut t = term(6, 20, 100);
+    // A line of 30 characters (two rows at 20), then the cursor mid-line on 'w' of the next.
+    t.feed(b"0123456789ABCDEFGHIJklmnopqrst\r\nhello world\x1b[3;7H");
+    assert_eq!(under_cursor(&t), "w");
+    for (cols, row) in [(10, 3), (40, 1), (7, 5), (20, 2)] {
+        t.resize(Size::new(6, cols));
+        assert_eq!(under_cursor(&t), "w", "{cols} columns");
+        assert_eq!(at(&t), (row, 6), "{cols} columns");
     }
 }
 
 #[test]
-fn a_pending_wrap_stays_after_its_character() {
+fn the_cursor_line_is_cut_or_padded_for_the_shell_to_redraw() {
+    // Bash 5.2's redraw on SIGWINCH, recorded from a PTY: at 80 columns "$ abc" + 70 x is one
+    // row; narrowed to 40 it writes `\r ESC[K \r` and the line again.
+    let typed = format!("$ abc{}", "x".repeat(70));
+    let mut t = term(4, 80, 100);
+    t.feed(format!("out\r\n{typed}").as_bytes());
+    t.resize(Size::new(4, 40));
+    // Cut, not reflowed (xterm.js): the cursor's column is cut to the width.
+    assert_eq!(texts(&t.screen_rows())[1], (typed[..40].to_string(), false));
+    assert_eq!(at(&t), (1, 39));
+    t.feed(format!("\r\x1b[K\r{typed}").as_bytes());
+    assert_eq!(
+        texts(&t.screen_rows())[..3],
+        [
+            ("out".into(), false),
+            (typed[..40].to_string(), true),
+            (typed[40..].to_string(), false)
+        ]
+    );
+    // Widened back, the two rows stay two; bash moves up the rows the line took at 40 columns
+    // (`ESC[A`), erases them and writes it on one row. The row above it, "out", stays.
+    t.resize(Size::new(4, 80));
+    assert_eq!(at(&t), (2, 35));
+    t.feed(format!("\r\x1b[K\r\x1b[A\x1b[K\r{typed}").as_bytes());
+    assert_eq!(
+        texts(&t.screen_rows())[..3],
+        [
+            ("out".into(), false),
+            (typed.clone(), false),
+            ("".into(), false)
+        ]
+    );
+}
+
+#[test]
+fn a_pending_wrap_on_the_cursor_line_becomes_the_next_column() {
     let mut t = term(3, 10, 100);
     t.feed(b"0123456789");
     assert!(t.pending_wrap());
     t.resize(Size::new(3, 20));
     assert_eq!((at(&t), t.pending_wrap()), ((0, 10), false));
-    t.resize(Size::new(3, 5));
-    assert_eq!((at(&t), t.pending_wrap()), ((1, 4), true));
     t.feed(b"X");
-    assert_eq!(texts(&t.screen_rows())[2], ("X".into(), false));
+    assert_eq!(texts(&t.screen_rows())[0], ("0123456789X".into(), false));
 }
 
 #[test]
@@ -212,7 +245,7 @@ fn hard_line_breaks_are_never_joined() {
 #[test]
 fn the_alternate_screen_is_cut_and_the_main_screen_behind_it_reflowed() {
     let mut t = term(4, 10, 100);
-    t.feed(b"0123456789abcde");
+    t.feed(b"0123456789abcde\r\n$ ");
     // 1049: save the cursor, switch and clear; then 15 characters on the alternate screen.
     t.feed(b"\x1b[?1049h\x1b[HABCDEFGHIJKLMNO");
     t.resize(Size::new(4, 5));
@@ -229,8 +262,9 @@ fn the_alternate_screen_is_cut_and_the_main_screen_behind_it_reflowed() {
             ("abcde".into(), false)
         ]
     );
-    // The restored cursor is after 'e', where the main screen's text ended.
-    assert_eq!((at(&t), t.pending_wrap()), ((2, 4), true));
+    // The restored cursor is after the prompt, which moved down a row with the reflow.
+    assert_eq!(at(&t), (3, 2));
+    assert_eq!(texts(&t.screen_rows())[3], ("$".into(), false));
 }
 
 #[test]
@@ -301,12 +335,15 @@ fn command_log_rows_follow_their_lines() {
 }
 
 #[test]
-fn the_prompt_end_follows_its_character() {
-    let mut t = term(4, 10, 100);
-    t.feed(b"\x1b]133;A\x07abcdefgh$ \x1b]133;B\x07");
+fn the_prompt_end_follows_its_line() {
+    let mut t = term(5, 10, 100);
+    // A wrapped line above the prompt: narrowing gives it a row more, so the prompt moves down.
+    t.feed(b"0123456789abc\r\n\x1b]133;A\x07$ \x1b]133;B\x07");
     assert_eq!(t.command_line_typed(), Some(false));
-    t.resize(Size::new(4, 4));
-    assert_eq!(t.command_line_typed(), Some(false));
+    for cols in [5, 20, 10] {
+        t.resize(Size::new(5, cols));
+        assert_eq!(t.command_line_typed(), Some(false), "{cols} columns");
+    }
     t.feed(b"x");
     assert_eq!(t.command_line_typed(), Some(true));
 }
