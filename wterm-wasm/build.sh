@@ -129,6 +129,9 @@ core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
 # Then 120.6: the theme defaults on :where(:root) (+11 bytes) and the `pasteWithCtrlV` option
 # (+192 bytes) (issue 25). Then 124.4: left and right margins, reverse wraparound and the REP,
 # VPR and tab fixes in wterm-core (issue 18) measured 123.4 KB, and the exposedTo origin check
-# with its fallback +0.9 KB (124.3 KB).
-CORE_BUDGET_KB=124.4
+# with its fallback +0.9 KB (124.3 KB). Then 129.1: reflow on resize (issue 18: the main screen
+# and history re-wrapped, positions and command-log rows carried) measured +4.6 KB gzipped on the
+# wasm (116.3 → 120.9 KB with this machine's toolchain, where main's tree measured 124.4 KB in all;
+# marking the packing helpers inline(never) saved nothing).
+CORE_BUDGET_KB=129.1
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"

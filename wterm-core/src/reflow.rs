@@ -141,9 +141,9 @@ impl Rewrap {
     }
 
     /// A row of the cursor's line: its cells cut at the new width (a wide character whose second
-    /// half is cut goes whole) or padded, its wrap flag kept (xterm.js). Positions on it keep
-    /// their column, moved into the row; a pending wrap becomes the next column when there is
-    /// one.
+    /// half is cut off is blanked, as cutting always did) or padded, its wrap flag kept
+    /// (xterm.js). Positions on it keep their column, clamped to the row; a pending wrap becomes
+    /// the next column when there is one.
     fn keep(&mut self, i: usize, row: &Row) {
         let cols = self.cols;
         let mut cells = core::mem::take(&mut self.row);
