@@ -137,5 +137,9 @@ core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
 # with names kept): touch.rs (swipe, momentum, long-press word selection, handles) 9.1 KB,
 # a11y.rs (live region) 3.2 KB, ime.rs (composition preview) 0.4 KB, wterm-core words 0.4 KB;
 # the JS glue +0.6 KB gzipped. The key bar is outside the core (keybar.js, reported above).
-CORE_BUDGET_KB=133.0
+# Then reflow on resize (issue 18: the main screen
+# and history re-wrapped, positions and command-log rows carried) measured +4.6 KB gzipped on the
+# wasm (116.3 → 120.9 KB with this machine's toolchain, where main's tree measured 124.4 KB in all;
+# marking the packing helpers inline(never) saved nothing).
+CORE_BUDGET_KB=137.7
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"

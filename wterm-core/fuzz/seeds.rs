@@ -351,6 +351,67 @@ pub fn seeds() -> Vec<(&'static str, Script)> {
             ),
         ),
         (
+            "reflow_wrapped_lines",
+            script(
+                Dim::Small(6),
+                Dim::Small(12),
+                8,
+                vec![
+                    feed(
+                        [
+                            text("a long line that soft-wraps "),
+                            frags(&[F::Wide, F::Combining, F::Wide]),
+                            vec![P::Sgr(vec![1, 31])],
+                            text("red and bold"),
+                            vec![P::Sgr(vec![0]), P::Frag(F::CrLf), P::Lines(9)],
+                            text("0123456789ab"),
+                            frags(&[F::Wide, F::Zwj, F::Wide]),
+                            text("tail"),
+                        ]
+                        .concat(),
+                    ),
+                    Op::Resize(Dim::Small(6), Dim::Small(5)),
+                    Op::Read(Read::Tail(40)),
+                    Op::Resize(Dim::Small(6), Dim::Small(17)),
+                    Op::Resize(Dim::Small(4), Dim::Three),
+                    Op::Resize(Dim::Small(9), Dim::Two),
+                    Op::Read(Read::History(8)),
+                    Op::Resize(Dim::Small(6), Dim::Small(12)),
+                ],
+            ),
+        ),
+        (
+            "reflow_cursor_and_alt_screen",
+            script(
+                Dim::Small(5),
+                Dim::Small(10),
+                4,
+                vec![
+                    feed(
+                        [
+                            text("0123456789abcdefghij"),
+                            frags(&[F::Wide, F::Wide]),
+                            vec![P::CursorTo(2, 3), P::Frag(F::SaveCursor)],
+                            vec![P::CursorTo(3, 7)],
+                        ]
+                        .concat(),
+                    ),
+                    Op::Resize(Dim::Small(5), Dim::Small(7)),
+                    feed(vec![
+                        mode(true, ModeNumber::AltScreen1049, true),
+                        P::Lines(3),
+                        P::Char('x'),
+                    ]),
+                    Op::Resize(Dim::Small(3), Dim::Small(23)),
+                    Op::Read(Read::Snapshot),
+                    feed(vec![mode(true, ModeNumber::AltScreen1049, false)]),
+                    Op::Resize(Dim::Small(5), Dim::Three),
+                    feed(vec![P::Frag(F::RestoreCursor), P::Char('Z')]),
+                    Op::Resize(Dim::Small(5), Dim::Small(10)),
+                ],
+            ),
+        ),
+        (
             "alt_screen",
             script(
                 small,

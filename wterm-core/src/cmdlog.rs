@@ -3,8 +3,10 @@
 //!
 //! Rows are counted in the terminal's lifetime: a row's number is the count of rows that ever
 //! left the top of the main screen (into history, or dropped at its bound) plus its screen row.
-//! A row keeps its number while it scrolls into history, across resizes and alternate-screen
-//! programs, so a command's output can be found again after it scrolled.
+//! A row keeps its number while it scrolls into history, across height changes and alternate-
+//! screen programs, so a command's output can be found again after it scrolled. A width change
+//! reflows the rows (`reflow.rs`): rows from the oldest one kept are numbered again in order,
+//! and every record's rows and the prompt's end are moved to where their lines went.
 //!
 //! How marks make records:
 //! - `C` starts a record: the output starts on the main screen's cursor row; the command text is

@@ -179,6 +179,14 @@ impl Cell {
     pub fn is_default_blank(&self) -> bool {
         self.content == b' ' as u32 && self.flags == 0 && self.style == CellStyle::DEFAULT
     }
+
+    /// A space whose style is a background color at most: what erasing leaves ([`Cell::blank`]
+    /// with the erase style). Reflow treats trailing ones as padding, not text, as xterm.js
+    /// trims erased cells (they hold no content there) and keeps typed spaces.
+    #[inline]
+    pub fn is_erased(&self) -> bool {
+        self.content == b' ' as u32 && self.flags == 0 && self.style == self.style.background()
+    }
 }
 
 /// A row of cells. Screen rows always hold exactly the screen's width; history rows are stored
@@ -289,7 +297,12 @@ impl HistoryRow {
     /// Packs `row`'s cells up to its last non-default one, reusing `spare`'s allocation (the
     /// row history drops as this one enters) when it fits.
     pub fn pack(row: &Row, spare: Option<HistoryRow>) -> HistoryRow {
-        let used = &row.cells[..row.used_len()];
+        HistoryRow::pack_cells(&row.cells[..row.used_len()], row.wrapped, spare)
+    }
+
+    /// Packs `used`, a row's cells without its trailing default blanks (callers trim them, so
+    /// equal rows pack equal), reusing `spare`'s allocation when it fits.
+    pub fn pack_cells(used: &[Cell], wrapped: bool, spare: Option<HistoryRow>) -> HistoryRow {
         let mut words = spare.map(|h| h.words).unwrap_or_default();
         if !reusable(words.capacity(), used.len()) {
             words = Vec::with_capacity(used.len());
@@ -315,15 +328,44 @@ impl HistoryRow {
         HistoryRow {
             words,
             cells: used.len() as u16,
-            wrapped: row.wrapped,
+            wrapped,
         }
+    }
+
+    /// A row of no cells that does not wrap; holds no allocation.
+    pub const EMPTY: HistoryRow = HistoryRow {
+        words: Vec::new(),
+        cells: 0,
+        wrapped: false,
+    };
+
+    /// Cells kept (trailing default blanks are not).
+    #[inline]
+    pub fn len(&self) -> usize {
+        usize::from(self.cells)
+    }
+
+    /// The flags of the first cell (0 when no cell is kept).
+    #[inline]
+    pub fn first_flags(&self) -> u8 {
+        self.words
+            .first()
+            .filter(|_| self.cells > 0)
+            .map_or(0, |&w| (w >> HISTORY_FLAG_SHIFT) as u8)
     }
 
     /// The row as [`Cell`]s (as many as were kept; readers pad with default blanks).
     pub fn unpack(&self) -> Row {
+        let mut out = Vec::with_capacity(usize::from(self.cells));
+        self.unpack_into(&mut out);
+        Row::from_cells(out, self.wrapped)
+    }
+
+    /// Appends the kept cells to `out`.
+    pub fn unpack_into(&self, out: &mut Vec<Cell>) {
         let (cells, changes) = self.words.split_at(usize::from(self.cells));
         let mut changes = changes.chunks_exact(STYLE_WORDS).peekable();
-        let mut out = Vec::with_capacity(cells.len());
+        out.reserve(cells.len());
         let mut style = CellStyle::DEFAULT;
         for (i, &w) in cells.iter().enumerate() {
             if let Some(&&[col, fg, bg, rest]) = changes.peek() {
@@ -344,7 +386,6 @@ impl HistoryRow {
                 flags: (w >> HISTORY_FLAG_SHIFT) as u8,
             });
         }
-        Row::from_cells(out, self.wrapped)
     }
 }
 

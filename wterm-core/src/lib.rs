@@ -23,6 +23,7 @@ mod grid;
 pub mod keys;
 pub mod limits;
 pub mod modes;
+mod reflow;
 mod screen;
 mod terminal;
 mod unicode;

@@ -1327,9 +1327,12 @@ impl Screen {
 
     // ---- resize ----
 
-    /// Resizes both screens. Columns are cut or padded on the right (no reflow, as xterm);
-    /// when rows shrink, blank rows below the cursor go first, then rows from the top go to
-    /// history (main screen), so the cursor's row stays visible. Growing adds rows at the bottom.
+    /// Resizes both screens. A new width reflows the main screen and its history
+    /// (`reflow.rs`); the alternate screen's columns are cut or padded on the right (xterm.js
+    /// does not reflow it either: the program redraws). When only the height changes, or on the
+    /// alternate screen, rows that shrink lose blank rows below the cursor first, then rows from
+    /// the top go to history (main screen), so the cursor's row stays visible; growing adds rows
+    /// at the bottom.
     pub fn resize(&mut self, size: Size) {
         if size == self.size {
             return;
@@ -1338,6 +1341,10 @@ impl Screen {
         for alt in [false, true] {
             if alt && self.alt.rows.is_empty() {
                 continue; // not allocated yet: enter_alt builds it at the new size
+            }
+            if !alt && size.cols != old.cols {
+                self.reflow_main(size);
+                continue;
             }
             let mut lost_top = Vec::new();
             {

@@ -402,9 +402,14 @@ impl Terminal {
         }
     }
 
-    /// Resizes the screen to `size` (clamped, see [`Size::clamped`]). Columns are cut or padded
-    /// on the right (no reflow); when rows shrink, blank rows below the cursor go first, then
-    /// rows from the top move into history. The scroll region resets to the whole screen.
+    /// Resizes the screen to `size` (clamped, see [`Size::clamped`]). A new width reflows the
+    /// main screen and its history: soft-wrapped lines are wrapped again at the new width, wide
+    /// characters whole, the cursor, saved cursor and command-log rows on their characters
+    /// (xterm.js's rules for which rows stay on screen; see `reflow.rs`). The alternate screen is
+    /// cut or padded on the right instead (as xterm.js; the program redraws it). When only the
+    /// height changes, shrinking drops blank rows below the cursor first, then moves rows from
+    /// the top into history; growing adds rows at the bottom. The scroll region resets to the
+    /// whole screen.
     pub fn resize(&mut self, size: Size) {
         self.screen.resize(size.clamped());
     }
@@ -436,6 +441,12 @@ impl Terminal {
             col: b.col,
             visible: self.screen.modes.show_cursor,
         }
+    }
+
+    /// Whether the next printed character wraps first (xterm's pending wrap), for tests.
+    #[cfg(test)]
+    pub(crate) fn pending_wrap(&self) -> bool {
+        self.screen.buf().pending_wrap
     }
 
     /// The input-affecting and display modes the program has set.
@@ -534,7 +545,8 @@ impl Terminal {
     /// The lifetime row number of the main screen's top row: rows that ever left the top of the
     /// main screen, into history or past its bound. Screen row `r` of the main screen is row
     /// `screen_top_row() + r`; a row keeps its number as it scrolls into history. Unchanged by
-    /// the alternate screen, RIS and ED 3; a resize that pushes rows into history adds them.
+    /// the alternate screen, RIS and ED 3; a resize that pushes rows into history adds them, and a
+    /// reflow renumbers the rows it re-wraps (the command log follows them).
     pub fn screen_top_row(&self) -> u64 {
         self.screen.rows_scrolled
     }
