@@ -8,6 +8,9 @@
 //!   for the adapter to act on.
 //! - Text extraction: [`Terminal::screen_text`], [`Terminal::tail_text`], and
 //!   [`join_for_search`] for matches across soft wraps.
+//! - Search and plain-text links over history and screen: [`Terminal::search`],
+//!   [`Terminal::matches_in_rows`], [`Terminal::link_at`] with a [`Matcher`] ([`TextMatcher`],
+//!   [`UrlMatcher`], or the adapter's own).
 //! - [`keys`]: key names and chords to bytes for the program's current modes (legacy, DECCKM,
 //!   xterm modifier parameters, kitty keyboard flags), and paste encoding.
 //! - [`limits`]: every limit, with its unit; [`Error`] for bad input.
@@ -23,6 +26,7 @@ pub mod keys;
 pub mod limits;
 pub mod modes;
 mod screen;
+mod search;
 mod terminal;
 mod unicode;
 mod vt;
@@ -31,6 +35,9 @@ pub use cmdlog::{CommandOutput, CommandRecord};
 pub use error::{Error, ErrorKind};
 pub use frame::{AttrRun, Frame, ScreenHash, View};
 pub use modes::{CursorShape, CursorStyle, Modes, MouseEncoding, MouseTracking};
+pub use search::{
+    Matcher, SearchMatch, SearchOptions, SearchPos, SearchResult, TextLink, TextMatcher, UrlMatcher,
+};
 pub use terminal::{
     join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LinkId,
     ShellIntegration, ShellState, Size, Style, StyledRun, Terminal, TextRow, RESYNC_PREFIX,

@@ -212,7 +212,7 @@ pub struct TextRow {
 /// the grid.
 pub struct Terminal {
     parser: vte::Parser<MAX_OSC_BYTES>,
-    screen: Screen,
+    pub(crate) screen: Screen,
     /// The parser is known to be in its ground state with no UTF-8 character pending, so
     /// `feed` may print ASCII and execute C0 controls itself (see [`Terminal::feed`]).
     ground: bool,
