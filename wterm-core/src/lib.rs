@@ -11,6 +11,8 @@
 //! - Search and plain-text links over history and screen: [`Terminal::search`],
 //!   [`Terminal::matches_in_rows`], [`Terminal::link_at`] with a [`Matcher`] ([`TextMatcher`],
 //!   [`UrlMatcher`], or the adapter's own).
+//! - Export: [`Terminal::serialize_text`], [`Terminal::serialize_ansi`] (and [`Terminal::snapshot`]
+//!   for a full rebuild).
 //! - [`keys`]: key names and chords to bytes for the program's current modes (legacy, DECCKM,
 //!   xterm modifier parameters, kitty keyboard flags), and paste encoding.
 //! - [`limits`]: every limit, with its unit; [`Error`] for bad input.
@@ -27,6 +29,7 @@ pub mod limits;
 pub mod modes;
 mod screen;
 mod search;
+mod serialize;
 mod terminal;
 mod unicode;
 mod vt;

@@ -124,10 +124,7 @@ impl Matcher for UrlMatcher {
                 .find(|c: char| c.is_whitespace() || "<>\"{}|\\^`".contains(c))
                 .unwrap_or(body.len());
             let mut end = at + stop;
-            loop {
-                let Some(last) = line[at..end].chars().next_back() else {
-                    break;
-                };
+            while let Some(last) = line[at..end].chars().next_back() {
                 let opened = |open: char| line[at..end].matches(open).count();
                 let drop = match last {
                     '.' | ',' | ':' | ';' | '!' | '?' | '\'' => true,
