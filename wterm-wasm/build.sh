@@ -58,7 +58,7 @@ else
   echo "build.sh: node_modules/.bin/wasm-opt not found (run npm install); skipping wasm-opt" >&2
 fi
 
-for f in relay.js relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts svelte.js \
+for f in findbar.js relay.js relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts svelte.js \
   svelte.d.ts README.md LICENSE; do
   cp "$src/$f" "$stage/$f"
 done
@@ -96,7 +96,7 @@ gz() { gzip -9 -c "$1" | wc -c | tr -d ' '; }
 echo "wterm-wasm $version package ($pkg), bytes raw / gzipped:"
 total_raw=0
 total_gz=0
-for f in wterm_wasm_bg.wasm wterm_wasm.js wterm_wasm.d.ts wterm_wasm_bg.wasm.d.ts relay.js \
+for f in wterm_wasm_bg.wasm wterm_wasm.js wterm_wasm.d.ts wterm_wasm_bg.wasm.d.ts findbar.js relay.js \
   relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts svelte.js svelte.d.ts; do
   r=$(raw "$pkg/$f")
   g=$(gz "$pkg/$f")
@@ -109,10 +109,17 @@ relay_gz=$(gz "$pkg/relay.js")
 shared_gz=$((relay_gz + $(gz "$pkg/controller.js")))
 kb() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
 echo "relay client (relay.js) gzipped: $(kb "$relay_gz") KB"
+# Optional UI, loaded only when used: the find bar is imported by Ctrl+Shift+F (its loader, the
+# wasm-bindgen snippet, is part of the core glue).
+echo "find bar (findbar.js, loaded on Ctrl+Shift+F) gzipped: $(kb "$(gz "$pkg/findbar.js")") KB"
 for f in react vue svelte; do
   echo "$f binding ($f.js + controller.js + relay.js) gzipped: $(kb $((shared_gz + $(gz "$pkg/$f.js")))) KB"
 done
 core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
+# The wasm-bindgen snippets (the find bar's loader) load with the glue: part of the core.
+for f in "$pkg"/snippets/*/*.js; do
+  [ -f "$f" ] && core=$((core + $(gz "$f")))
+done
 # Budget for the core package, in KB gzipped: 100 until mouse and focus reporting (about 2.5
 # KB with the focus and selection handling), the OSC 52 clipboard (1.1 KB) and the OSC 10/11/12
 # replies with the page's computed theme (1.3 KB), and Ctrl+Shift+C and input while the

@@ -319,6 +319,16 @@ impl HistoryRow {
         }
     }
 
+    /// Each kept cell's content and flags, without its style: reading text needs no more.
+    pub fn contents(&self) -> impl Iterator<Item = (u32, u8)> + '_ {
+        self.words[..usize::from(self.cells)].iter().map(|&w| {
+            (
+                w & ((1 << HISTORY_FLAG_SHIFT) - 1),
+                (w >> HISTORY_FLAG_SHIFT) as u8,
+            )
+        })
+    }
+
     /// The row as [`Cell`]s (as many as were kept; readers pad with default blanks).
     pub fn unpack(&self) -> Row {
         let (cells, changes) = self.words.split_at(usize::from(self.cells));

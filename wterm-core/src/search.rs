@@ -10,7 +10,6 @@
 //! Positions are [`SearchPos`]: a lifetime row number ([`Terminal::screen_top_row`] + screen
 //! row) and a column, so a match keeps its place while output scrolls it into history.
 
-use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::grid::{Row, WIDE, WIDE_CONT};
@@ -25,22 +24,31 @@ pub trait Matcher {
     fn find_at(&mut self, line: &str, from: usize) -> Option<Range<usize>>;
 }
 
-/// A literal needle, compared character by character; without case sensitivity both sides are
-/// folded with Unicode's simple lowercase mapping (a character whose lowercase is several
-/// characters, like `İ`, is compared as it is).
+/// A literal needle, compared character by character, exactly ([`TextMatcher::new`]) or with
+/// both sides folded by Unicode's simple lowercase mapping ([`TextMatcher::ignore_case`]; a
+/// character whose lowercase is several characters, like `İ`, is compared as it is). The
+/// folding is a function pointer so that a build which never ignores case (the page, which
+/// lets the browser's `RegExp` do it) links no case tables.
 #[derive(Debug, Clone)]
 pub struct TextMatcher {
     needle: Vec<char>,
-    case_sensitive: bool,
+    fold: fn(char) -> char,
 }
 
 impl TextMatcher {
-    /// A matcher for `needle`; an empty needle matches nothing.
-    pub fn new(needle: &str, case_sensitive: bool) -> Self {
-        let fold = |c| if case_sensitive { c } else { fold_case(c) };
+    /// A case-sensitive matcher for `needle`; an empty needle matches nothing.
+    pub fn new(needle: &str) -> Self {
         TextMatcher {
-            needle: needle.chars().map(fold).collect(),
-            case_sensitive,
+            needle: needle.chars().collect(),
+            fold: |c| c,
+        }
+    }
+
+    /// A matcher for `needle` that ignores case (see the type's doc).
+    pub fn ignore_case(needle: &str) -> Self {
+        TextMatcher {
+            needle: needle.chars().map(fold_case).collect(),
+            fold: fold_case,
         }
     }
 }
@@ -57,11 +65,17 @@ fn fold_case(c: char) -> char {
     }
 }
 
+/// Whether `c` is part of a word for whole-word matching and URL starts: ASCII letters, digits
+/// and `_`, and every non-ASCII character that is not whitespace (so words of any script count;
+/// xterm.js's search addon likewise treats only listed ASCII characters as separators).
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || (!c.is_ascii() && !c.is_whitespace())
+}
+
 impl Matcher for TextMatcher {
     fn find_at(&mut self, line: &str, from: usize) -> Option<Range<usize>> {
         let first = *self.needle.first()?;
-        let cs = self.case_sensitive;
-        let fold = |c: char| if cs { c } else { fold_case(c) };
+        let fold = self.fold;
         let tail = line.get(from..)?;
         for (i, c) in tail.char_indices() {
             if fold(c) != first {
@@ -111,12 +125,7 @@ impl Matcher for UrlMatcher {
                 continue;
             };
             // "xhttp://" is not a URL start; one after punctuation or a space is.
-            if start < from
-                || line[..start]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_alphanumeric())
-            {
+            if start < from || line[..start].chars().next_back().is_some_and(is_word) {
                 continue;
             }
             let body = &line[at..];
@@ -192,8 +201,8 @@ impl SearchMatch {
 /// Search options that do not depend on the matcher.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SearchOptions {
-    /// Only matches with no letter, digit or `_` right before and after (Unicode's
-    /// alphanumeric characters).
+    /// Only matches that start and end with a word character and have none right before or
+    /// after (ASCII letters, digits, `_`, and any non-ASCII character but whitespace).
     pub whole_word: bool,
     /// Look for the previous match instead of the next.
     pub backwards: bool,
@@ -205,7 +214,8 @@ pub struct SearchResult {
     /// The match after `from` (before it, `backwards`), wrapping around the end (start);
     /// `None` when there is no match.
     pub active: Option<SearchMatch>,
-    /// The active match's 0-based position among the matches counted, in reading order.
+    /// The active match's 0-based position among the matches in reading order; `None` without
+    /// a match, or when it lies past the [`MAX_SEARCH_MATCHES`] counted.
     pub index: Option<usize>,
     /// Matches counted, at most [`MAX_SEARCH_MATCHES`].
     pub count: usize,
@@ -253,17 +263,39 @@ impl Terminal {
         }
     }
 
-    /// Row `i` of [`Self::buffer_len`]'s rows.
-    pub(crate) fn buffer_row(&self, i: usize) -> Option<Cow<'_, Row>> {
+    /// Whether row `i` of [`Self::buffer_len`]'s rows soft-wraps; `None` past the end.
+    fn buffer_row_wrapped(&self, i: usize) -> Option<bool> {
         let s = &self.screen;
         if s.alt_active {
-            return s.alt.rows.get(i).map(Cow::Borrowed);
+            return s.alt.rows.get(i).map(|r| r.wrapped);
         }
         let h = s.history.len();
         if i < h {
-            s.history.get(i).map(|r| Cow::Owned(r.unpack()))
+            s.history.get(i).map(|r| r.wrapped)
         } else {
-            s.main.rows.get(i - h).map(Cow::Borrowed)
+            s.main.rows.get(i - h).map(|r| r.wrapped)
+        }
+    }
+
+    /// Calls `f` with the content and flags of each cell of row `i` (history rows without
+    /// unpacking their styles; cells past a history row's kept ones are not visited) and
+    /// returns whether the row soft-wraps; `None` past the end.
+    fn visit_row(&self, i: usize, f: &mut dyn FnMut(u32, u8)) -> Option<bool> {
+        let s = &self.screen;
+        let screen_row = |r: &Row, f: &mut dyn FnMut(u32, u8)| {
+            r.cells.iter().for_each(|c| f(c.content, c.flags));
+            r.wrapped
+        };
+        if s.alt_active {
+            return s.alt.rows.get(i).map(|r| screen_row(r, f));
+        }
+        let h = s.history.len();
+        if i < h {
+            let r = s.history.get(i)?;
+            r.contents().for_each(|(content, flags)| f(content, flags));
+            Some(r.wrapped)
+        } else {
+            s.main.rows.get(i - h).map(|r| screen_row(r, f))
         }
     }
 
@@ -285,7 +317,7 @@ impl Terminal {
 
     /// The first buffer row of the logical line holding buffer row `i`.
     fn line_start(&self, mut i: usize) -> usize {
-        while i > 0 && self.buffer_row(i - 1).is_some_and(|r| r.wrapped) {
+        while i > 0 && self.buffer_row_wrapped(i - 1) == Some(true) {
             i -= 1;
         }
         i
@@ -299,24 +331,32 @@ impl Terminal {
         line.text.clear();
         line.chars.clear();
         let mut i = first;
-        while let Some(row) = self.buffer_row(i) {
+        let clusters = &self.screen.clusters;
+        loop {
             let r = (i - first) as u32;
-            for (col, cell) in row.cells.iter().enumerate().take(cols) {
-                if cell.flags & WIDE_CONT != 0 {
-                    continue;
+            let mut col = 0usize;
+            let Line { text, chars, .. } = &mut *line;
+            let wrapped = self.visit_row(i, &mut |content, flags| {
+                if col < cols && flags & WIDE_CONT == 0 {
+                    let width = if flags & WIDE != 0 && col + 1 < cols {
+                        2
+                    } else {
+                        1
+                    };
+                    chars.push((text.len() as u32, r, col as u16, width));
+                    clusters.push_text(content, text);
                 }
-                let width = if cell.flags & WIDE != 0 && col + 1 < cols {
-                    2
-                } else {
-                    1
-                };
-                line.chars
-                    .push((line.text.len() as u32, r, col as u16, width));
-                self.screen.clusters.push_text(cell.content, &mut line.text);
-            }
+                col += 1;
+            });
+            let Some(wrapped) = wrapped else { break };
             i += 1;
-            if !row.wrapped {
+            if !wrapped {
                 break;
+            }
+            // A history row keeps no trailing blanks; a wrapped one still has them as text.
+            for c in col..cols {
+                chars.push((text.len() as u32, r, c as u16, 1));
+                text.push(' ');
             }
         }
         // Blanks after the last text of the line are not text (a search for "a " must not
@@ -353,7 +393,7 @@ impl Terminal {
                 from = next + text[next..].chars().next().map_or(1, char::len_utf8);
                 continue;
             }
-            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            let word = |c: Option<char>| c.is_some_and(is_word);
             let bounded = !whole_word
                 || (!word(text[..range.start].chars().next_back())
                     && !word(text[range.end..].chars().next())
@@ -402,15 +442,28 @@ impl Terminal {
         let (mut after, mut before) = (None, None);
         let mut line = Line::default();
         let mut i = start;
-        while i < len && !truncated {
+        let base = self.buffer_base();
+        while i < len {
+            // Past the count limit, read on only while the active match may still change.
+            if truncated {
+                let done = match (from, options.backwards) {
+                    (None, false) => first.is_some(),
+                    (Some(_), false) => after.is_some(),
+                    (Some(p), true) => before.is_some() && base + i as u64 > p.row,
+                    (None, true) => false,
+                };
+                if done {
+                    break;
+                }
+            }
             i = self.read_line(i, &mut line);
             self.line_matches(&line, m, options.whole_word, &mut |hit| {
-                if out.count == MAX_SEARCH_MATCHES {
-                    truncated = true;
-                    return;
-                }
-                let n = out.count;
-                out.count += 1;
+                // The position among the matches, while they are still counted.
+                let n = (out.count < MAX_SEARCH_MATCHES).then(|| {
+                    out.count += 1;
+                    out.count - 1
+                });
+                truncated |= n.is_none();
                 first.get_or_insert((n, hit));
                 last = Some((n, hit));
                 if let Some(p) = from {
@@ -431,7 +484,7 @@ impl Terminal {
             (Some(_), true) => before.or(last),
         };
         if let Some((n, hit)) = pick {
-            out.index = Some(n);
+            out.index = n;
             out.active = Some(hit);
         }
         out

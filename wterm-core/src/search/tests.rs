@@ -12,17 +12,18 @@ fn pos(row: u64, col: u16) -> SearchPos {
 }
 
 fn all(t: &Terminal, needle: &str, case_sensitive: bool) -> Vec<SearchMatch> {
-    t.matches_in_rows(
-        &mut TextMatcher::new(needle, case_sensitive),
-        0..u64::MAX,
-        false,
-    )
+    let mut m = if case_sensitive {
+        TextMatcher::new(needle)
+    } else {
+        TextMatcher::ignore_case(needle)
+    };
+    t.matches_in_rows(&mut m, 0..u64::MAX, false)
 }
 
 #[test]
 fn finds_next_and_previous_and_wraps_around() {
     let t = term(4, 20, "foo bar\r\nbar foo\r\nfoo");
-    let mut m = TextMatcher::new("foo", true);
+    let mut m = TextMatcher::new("foo");
     let opts = SearchOptions::default();
     let r = t.search(&mut m, None, opts);
     assert_eq!(r.count, 3);
@@ -62,8 +63,8 @@ fn case_folding() {
 
 #[test]
 fn whole_word() {
-    let t = term(2, 30, "cat concat cat_x (cat) cat");
-    let mut m = TextMatcher::new("cat", true);
+    let t = term(2, 40, "cat concat cat_x (cat) cat 猫cat");
+    let mut m = TextMatcher::new("cat");
     let hits = t.matches_in_rows(&mut m, 0..10, true);
     let cols: Vec<u16> = hits.iter().map(|h| h.start.col).collect();
     assert_eq!(cols, [0, 18, 23]);
@@ -102,6 +103,17 @@ fn trailing_blanks_are_not_text() {
 }
 
 #[test]
+fn blanks_of_a_wrapped_history_row_are_text() {
+    // History keeps no trailing default blanks; the wrapped row's spaces still join the line.
+    let mut t = term(2, 6, "ab    cd");
+    t.feed(b"\r\n\r\n\r\n");
+    assert_eq!(t.scrollback_rows(), 3);
+    let h = all(&t, "b    c", true);
+    assert_eq!(h.len(), 1);
+    assert_eq!((h[0].start.col, h[0].end.col), (1, 0));
+}
+
+#[test]
 fn positions_follow_rows_into_history() {
     let mut t = term(2, 10, "needle\r\n");
     let before = all(&t, "needle", true)[0].start;
@@ -109,7 +121,7 @@ fn positions_follow_rows_into_history() {
     assert_eq!(t.scrollback_rows(), 2);
     let after = all(&t, "needle", true)[0].start;
     assert_eq!(before, after, "a lifetime row number stays with its row");
-    let hits = t.matches_in_rows(&mut TextMatcher::new("needle", true), 1..2, false);
+    let hits = t.matches_in_rows(&mut TextMatcher::new("needle"), 1..2, false);
     assert!(hits.is_empty(), "rows outside the range give nothing");
 }
 
@@ -120,13 +132,39 @@ fn count_stops_at_the_limit() {
         t.feed("x ".repeat(49).as_bytes());
         t.feed(b"\r\n");
     }
-    let r = t.search(
-        &mut TextMatcher::new("x", true),
+    let r = t.search(&mut TextMatcher::new("x"), None, SearchOptions::default());
+    assert_eq!(r.count, MAX_SEARCH_MATCHES);
+    assert!(r.truncated);
+    // Past the counted matches, next and previous still move, without an index.
+    let last = t.search(
+        &mut TextMatcher::new("x"),
         None,
+        SearchOptions {
+            backwards: true,
+            ..SearchOptions::default()
+        },
+    );
+    let end = last.active.unwrap();
+    assert_eq!(last.index, None);
+    let before_end = t.search(
+        &mut TextMatcher::new("x"),
+        Some(end.start),
+        SearchOptions {
+            backwards: true,
+            ..SearchOptions::default()
+        },
+    );
+    assert_eq!(before_end.active.unwrap().start.col, end.start.col - 2);
+    let wrapped = t.search(
+        &mut TextMatcher::new("x"),
+        Some(end.start),
         SearchOptions::default(),
     );
-    assert_eq!(r.count, MAX_SEARCH_MATCHES.min(30 * 49));
-    assert_eq!(r.truncated, 30 * 49 > MAX_SEARCH_MATCHES);
+    assert_eq!(
+        wrapped.index,
+        Some(0),
+        "next after the last wraps to the first"
+    );
 }
 
 #[test]
