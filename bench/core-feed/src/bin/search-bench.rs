@@ -37,13 +37,13 @@ fn terminal() -> Terminal {
                 "\x1b[32m{i:>8}\x1b[0m INFO request served in {} ms",
                 i % 977
             ));
-            if i % 7 == 0 {
+            if i.is_multiple_of(7) {
                 out.push_str(" path=/api/v1/items/page/with/a/long/query?x=1&y=2&z=3 user=someone");
             }
-            if i % 97 == 0 {
+            if i.is_multiple_of(97) {
                 out.push_str(" see https://example.test/docs/item");
             }
-            if i % 1000 == 0 {
+            if i.is_multiple_of(1000) {
                 out.push_str(" Needle-found");
             }
             out.push_str("\r\n");
