@@ -195,15 +195,25 @@ test("links: onLink takes over; a custom pattern; links: false turns detection o
   expect(await page.evaluate(() => (window as any).links)).toEqual([["JIRA-123", "click", true]]);
   expect(opened).toBe(0);
 
-  const off = await page.evaluate(async () => {
-    const host = document.createElement("div");
-    document.body.append(host);
-    const t = new (window as any).WTerm(host, { cols: 30, rows: 2, links: false, onLink: () => { throw new Error("called"); } });
-    await t.init();
-    t.write("https://x.test/");
-    return true;
+  // links: false: nothing is a link, so Ctrl+click calls nothing.
+  await page.evaluate(() => {
+    (window as any).harness.terms.t.term.destroy();
+    (window as any).harness.terms.t.host.remove();
+    return (window as any).harness.make("t", {
+      cols: 40, rows: 4, links: false,
+      onLink: (uri: string) => (window as any).links.push(["off", uri]),
+    });
   });
-  expect(off).toBe(true);
+  await write(page, "https://x.test/");
+  const q = await cellPoint(page, 3, 0);
+  await page.mouse.move(q.x, q.y);
+  await frames(page);
+  expect(await page.locator(".host .wterm-lk").count()).toBe(0);
+  await page.keyboard.down("Control");
+  await page.mouse.click(q.x, q.y);
+  await page.keyboard.up("Control");
+  await page.waitForTimeout(200);
+  expect(await page.evaluate(() => (window as any).links)).toEqual([["JIRA-123", "click", true]]);
   const bad = await page.evaluate(() => {
     try { new (window as any).WTerm(document.body, { links: { pattern: "JIRA" } }); return "no error"; } catch (e) { return (e as Error).message; }
   });
