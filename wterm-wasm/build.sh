@@ -136,11 +136,12 @@ done
 # Then 120.6: the theme defaults on :where(:root) (+11 bytes) and the `pasteWithCtrlV` option
 # (+192 bytes) (issue 25). Then 124.4: left and right margins, reverse wraparound and the REP,
 # VPR and tab fixes in wterm-core (issue 18) measured 123.4 KB, and the exposedTo origin check
-# with its fallback +0.9 KB (124.3 KB). Then 142.9 (issue 22, search, links and export): 124.3 →
-# 142.8 KB measured, +18.5 KB, over the issue's 140 KB; of the code added before wasm-opt, about
-# 45% is search (core matching over logical lines, the page's search state, highlights, the
-# RegExp bridge), 35% export (serialize: the snapshot's row writer, the HTML runs) and 20% links
-# (URL scanning, hover and Ctrl+click). Ignoring case is the browser's RegExp, not the core's
-# Unicode case tables (their use cost 6.7 KB); the find bar is not in it (findbar.js, lazy).
+# with its fallback +0.9 KB (124.3 KB). Then 142.9 (issue 22: search, plain-text links, export):
+# 124.3 → 142.8 KB measured, +18.5 KB, over the issue's 140 KB. Measured by building without
+# each (the wasm, gzipped): serialize (text, ANSI with the snapshot's row writer, HTML) 5.1 KB;
+# plain-text links (URL scanning, hover, Ctrl+click) 1.8 KB; the rest, 11.6 KB, is search (core
+# matching over logical lines, the page's search state and highlights, the RegExp bridge, the
+# find bar's loader) and the glue of the new methods. Ignoring case uses the browser's RegExp:
+# the core's Unicode case tables cost 6.7 KB more. The find bar is not in it (findbar.js, lazy).
 CORE_BUDGET_KB=142.9
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
