@@ -81,6 +81,13 @@ test("search: a regex, and a match crossing a soft wrap, highlighted on both row
   expect(await marks(page)).toEqual([[15, 0, 5, true], [0, 1, 5, true], [0, 2, 7, false]]);
   r = await call(page, "search", "ERROR 1234");
   expect(r.count).toBe(1); // a plain query also crosses the wrap, case ignored
+  // RegExp offsets are UTF-16 units: after a wide character and an emoji (a surrogate pair)
+  // the match still lands on its cells.
+  await write(page, "\r\n中👍 error 9");
+  r = await call(page, "search", "error \\d\\b", { regex: true });
+  expect(r.count).toBe(1);
+  await frames(page);
+  expect(await marks(page)).toEqual([[5, 3, 7, true]]);
   r = await call(page, "search", "[0-9", { regex: true }).catch((e: Error) => e.message);
   expect(String(r)).toMatch(/query is not a valid regular expression \(.*\); with regex: true it is a JavaScript RegExp source/);
   const bad = await call(page, "search", "x", { regex: "yes" }).catch((e: Error) => e.message);

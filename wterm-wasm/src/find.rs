@@ -541,3 +541,22 @@ pub(crate) fn attach(
 pub(crate) fn set_listeners(inner: &mut Inner, listeners: Vec<Listener>) {
     inner.find.listeners = listeners;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::byte_of_utf16;
+
+    #[test]
+    fn utf16_offsets_become_byte_offsets() {
+        // "a" 1 unit, "中" 1 unit (3 bytes), "👍" 2 units (4 bytes), "b".
+        let s = "a中👍b";
+        assert_eq!(byte_of_utf16(s, 0), 0);
+        assert_eq!(byte_of_utf16(s, 1), 1);
+        assert_eq!(byte_of_utf16(s, 2), 4);
+        assert_eq!(byte_of_utf16(s, 4), 8);
+        // Inside the surrogate pair: rounded up to the next character.
+        assert_eq!(byte_of_utf16(s, 3), 8);
+        assert_eq!(byte_of_utf16(s, 5), 9);
+        assert_eq!(byte_of_utf16(s, 99), 9);
+    }
+}
