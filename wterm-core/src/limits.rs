@@ -66,9 +66,9 @@ pub const MAX_COMMAND_BYTES: usize = 2048;
 
 /// Most rows one [`Terminal::search`](crate::Terminal::search) reads, in rows: the newest ones
 /// (a line cut by the bound is read whole); older history is not searched and the result says
-/// `truncated`. Bounds a call's work: 100k rows of 80 columns take about 40 ms natively and 75 ms in
-/// the page's wasm
-/// (`cargo run --release -p core-feed --bin search-bench`).
+/// `truncated`. Bounds a call's work: 100k rows of 80 columns take about 40 ms natively
+/// (`cargo run --release -p core-feed --bin search-bench`) and 75 ms in the page's wasm
+/// (`node bench/search-page.mjs`).
 pub const MAX_SEARCH_ROWS: usize = 200_000;
 
 /// Most matches one search counts, and most matches
