@@ -40,6 +40,15 @@ async function checkApp(page: Page, url: string, name: string): Promise<void> {
   await page.keyboard.type(`hello ${name}`);
   await expect.poll(() => screenText(page)).toContain(`hello ${name}`);
 
+  // The find bar: a chunk this bundler emitted, imported on Ctrl+Shift+F.
+  await page.keyboard.press("Control+Shift+F");
+  const find = page.getByRole("textbox", { name: "Find" });
+  await expect(find).toBeFocused();
+  await find.fill(`hello ${name}`);
+  await expect(page.locator(".wterm-findbar output")).toHaveText(/^1 of [1-9]/);
+  await find.press("Escape");
+  await expect(page.locator(".wterm-findbar")).toHaveCount(0);
+
   // The tools are registered once the terminal has initialized.
   await expect
     .poll(async () => (await page.webmcp.tools()).map((t) => t.name).sort())

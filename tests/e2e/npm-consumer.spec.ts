@@ -120,6 +120,18 @@ for (const { name, file } of PAGES) {
     await page.keyboard.press("Control+V");
     await expect.poll(() => screenText(page)).toContain("hello wterm pasted");
 
+    // The find bar: a chunk of its own that the bundler emitted, imported on Ctrl+Shift+F; its
+    // searches reach the app's onSearch prop.
+    await page.keyboard.press("Control+Shift+F");
+    const find = page.getByRole("textbox", { name: "Find" });
+    await expect(find).toBeFocused();
+    await find.fill("wterm");
+    await expect(page.locator(".wterm-findbar output")).toHaveText(/^1 of [1-9]/);
+    const searches = await app<{ query: string; count: number }[]>(page, "searches");
+    expect(searches.some((r) => r.query === "wterm" && r.count >= 1)).toBe(true);
+    await find.press("Escape");
+    await expect(page.locator(".wterm-findbar")).toHaveCount(0);
+
     // The tools, and the handle each binding gives the app.
     await expect.poll(() => toolNames(page)).toEqual(ALL_TOOLS);
     const listed = await call(page, "list_terminals");

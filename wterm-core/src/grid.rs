@@ -354,6 +354,16 @@ impl HistoryRow {
             .map_or(0, |&w| (w >> HISTORY_FLAG_SHIFT) as u8)
     }
 
+    /// Each kept cell's content and flags, without its style: reading text needs no more.
+    pub fn contents(&self) -> impl Iterator<Item = (u32, u8)> + '_ {
+        self.words[..usize::from(self.cells)].iter().map(|&w| {
+            (
+                w & ((1 << HISTORY_FLAG_SHIFT) - 1),
+                (w >> HISTORY_FLAG_SHIFT) as u8,
+            )
+        })
+    }
+
     /// The row as [`Cell`]s (as many as were kept; readers pad with default blanks).
     pub fn unpack(&self) -> Row {
         let mut out = Vec::with_capacity(usize::from(self.cells));

@@ -8,6 +8,11 @@
 //!   for the adapter to act on.
 //! - Text extraction: [`Terminal::screen_text`], [`Terminal::tail_text`], and
 //!   [`join_for_search`] for matches across soft wraps.
+//! - Search and plain-text links over history and screen: [`Terminal::search`],
+//!   [`Terminal::matches_in_rows`], [`Terminal::link_at`] with a [`Matcher`] ([`TextMatcher`],
+//!   [`UrlMatcher`], or the adapter's own).
+//! - Export: [`Terminal::serialize_text`], [`Terminal::serialize_ansi`] (and [`Terminal::snapshot`]
+//!   for a full rebuild).
 //! - [`keys`]: key names and chords to bytes for the program's current modes (legacy, DECCKM,
 //!   xterm modifier parameters, kitty keyboard flags), and paste encoding.
 //! - [`words`]: the word around a character, for selecting a word at a point.
@@ -25,6 +30,8 @@ pub mod limits;
 pub mod modes;
 mod reflow;
 mod screen;
+mod search;
+mod serialize;
 mod terminal;
 mod unicode;
 mod vt;
@@ -34,6 +41,9 @@ pub use cmdlog::{CommandOutput, CommandRecord};
 pub use error::{Error, ErrorKind};
 pub use frame::{AttrRun, Frame, ScreenHash, View};
 pub use modes::{CursorShape, CursorStyle, Modes, MouseEncoding, MouseTracking};
+pub use search::{
+    Matcher, SearchMatch, SearchOptions, SearchPos, SearchResult, TextLink, TextMatcher, UrlMatcher,
+};
 pub use terminal::{
     join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LinkId,
     ShellIntegration, ShellState, Size, Style, StyledRun, Terminal, TextRow, RESYNC_PREFIX,

@@ -63,3 +63,15 @@ pub const MAX_COMMANDS: usize = 256;
 /// at a character boundary below this. VS Code's `OSC 633 ; E` escapes a byte as up to 4, so
 /// an OSC of [`MAX_OSC_BYTES`] carries at least this much of any command line.
 pub const MAX_COMMAND_BYTES: usize = 2048;
+
+/// Most rows one [`Terminal::search`](crate::Terminal::search) reads, in rows: the newest ones
+/// (a line cut by the bound is read whole); older history is not searched and the result says
+/// `truncated`. Bounds a call's work: 100k rows of 80 columns take about 40 ms natively
+/// (`cargo run --release -p core-feed --bin search-bench`) and 75 ms in the page's wasm
+/// (`node bench/search-page.mjs`).
+pub const MAX_SEARCH_ROWS: usize = 200_000;
+
+/// Most matches one search counts, and most matches
+/// [`Terminal::matches_in_rows`](crate::Terminal::matches_in_rows) returns for highlighting, in matches; past it counting
+/// stops and the result says `truncated` (xterm.js's search addon highlights at most 1000 too).
+pub const MAX_SEARCH_MATCHES: usize = 1000;

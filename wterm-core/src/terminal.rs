@@ -212,7 +212,7 @@ pub struct TextRow {
 /// the grid.
 pub struct Terminal {
     parser: vte::Parser<MAX_OSC_BYTES>,
-    screen: Screen,
+    pub(crate) screen: Screen,
     /// The parser is known to be in its ground state with no UTF-8 character pending, so
     /// `feed` may print ASCII and execute C0 controls itself (see [`Terminal::feed`]).
     ground: bool,
@@ -922,18 +922,18 @@ impl Terminal {
 pub const RESYNC_PREFIX: &[u8] = b"\x18\x1bc\x1b[3J\x1b]2;\x07\x1b[<99u\x1b[?47h\x1b[<99u\x1b[?47l";
 
 /// Writes [`Terminal::snapshot`]'s bytes.
-struct SnapshotWriter<'a> {
-    out: Vec<u8>,
+pub(crate) struct SnapshotWriter<'a> {
+    pub(crate) out: Vec<u8>,
     /// The style the receiving terminal's pen has now.
-    style: Style,
-    s: &'a Screen,
+    pub(crate) style: Style,
+    pub(crate) s: &'a Screen,
     /// The text of the cell printed last with nothing in between, for cluster joining.
-    prev: String,
+    pub(crate) prev: String,
 }
 
 impl SnapshotWriter<'_> {
     /// SGR (and OSC 8) that turn the receiver's pen into `style`.
-    fn set_style(&mut self, style: Style) {
+    pub(crate) fn set_style(&mut self, style: Style) {
         if style == self.style {
             return;
         }
@@ -975,7 +975,7 @@ impl SnapshotWriter<'_> {
     /// [`Self::row`] for a row that follows a wrapped one (`after_wrap`): the wrap happens only
     /// when something is printed, so a row that prints nothing gets a blank (found by the fuzz
     /// target, on both screens).
-    fn row_after(&mut self, row: &Row, cols: u16, after_wrap: bool) {
+    pub(crate) fn row_after(&mut self, row: &Row, cols: u16, after_wrap: bool) {
         let before = self.out.len();
         self.row(row, cols);
         if after_wrap && self.out.len() == before {
@@ -987,7 +987,7 @@ impl SnapshotWriter<'_> {
 
     /// After a screen's last row, which has no next row to wrap into: wterm's private wrap mark
     /// when that row soft-wraps (the cursor is still on it).
-    fn wrap_mark(&mut self, last: Option<&Row>) {
+    pub(crate) fn wrap_mark(&mut self, last: Option<&Row>) {
         if last.is_some_and(|r| r.wrapped) {
             self.out.extend_from_slice(b"\x1b]");
             self.out.extend_from_slice(crate::vt::osc::OSC_WRAP_MARK);
@@ -1066,39 +1066,17 @@ impl SnapshotWriter<'_> {
         }
     }
 
-    /// Tab stops, margins, modes, cursor, pen, character sets, title, cwd, shell mark, command log.
-    fn global_state(&mut self) {
+    /// The cursor position (CUP), re-printing the last column's cell when a wrap is pending;
+    /// `origin`: relative to the scroll region and margins, with DECOM set (as the terminal has
+    /// it), else absolute.
+    pub(crate) fn cursor(&mut self, origin: bool) {
         let s = self.s;
-        let (rows, cols) = (s.size.rows, s.size.cols);
         let m = &s.modes;
-        let default_tabs = s
-            .tabs
-            .iter()
-            .enumerate()
-            .all(|(c, &t)| t == (c > 0 && c % 8 == 0));
-        if !default_tabs {
-            self.out.extend_from_slice(b"\x1b[3g");
-            for (c, _) in s.tabs.iter().enumerate().filter(|(_, &t)| t) {
-                self.out
-                    .extend_from_slice(format!("\x1b[1;{}H\x1bH", c + 1).as_bytes());
-            }
-        }
-        if s.top != 0 || s.bottom != rows - 1 {
-            self.out
-                .extend_from_slice(format!("\x1b[{};{}r", s.top + 1, s.bottom + 1).as_bytes());
-        }
-        // DECLRMM and the left and right margins (DECSLRM homes the cursor, placed below).
-        if m.lr_margin_mode {
-            self.out.extend_from_slice(b"\x1b[?69h");
-            if s.lr_margins_set() {
-                self.out
-                    .extend_from_slice(format!("\x1b[{};{}s", s.left + 1, s.right + 1).as_bytes());
-            }
-        }
+        let cols = s.size.cols;
         let b = s.buf();
         // The cursor, re-printing the last column's cell when a wrap is pending.
-        let (row_base, col_base) = if m.origin { (s.top, s.left) } else { (0, 0) };
-        if m.origin {
+        let (row_base, col_base) = if origin { (s.top, s.left) } else { (0, 0) };
+        if origin {
             self.out.extend_from_slice(b"\x1b[?6h");
         }
         let r = b.row.saturating_sub(row_base) + 1;
@@ -1132,6 +1110,38 @@ impl SnapshotWriter<'_> {
                 format!("\x1b[{r};{}H", b.col.saturating_sub(col_base) + 1).as_bytes(),
             );
         }
+    }
+
+    /// Tab stops, margins, modes, cursor, pen, character sets, title, cwd, shell mark, command log.
+    fn global_state(&mut self) {
+        let s = self.s;
+        let rows = s.size.rows;
+        let m = &s.modes;
+        let default_tabs = s
+            .tabs
+            .iter()
+            .enumerate()
+            .all(|(c, &t)| t == (c > 0 && c % 8 == 0));
+        if !default_tabs {
+            self.out.extend_from_slice(b"\x1b[3g");
+            for (c, _) in s.tabs.iter().enumerate().filter(|(_, &t)| t) {
+                self.out
+                    .extend_from_slice(format!("\x1b[1;{}H\x1bH", c + 1).as_bytes());
+            }
+        }
+        if s.top != 0 || s.bottom != rows - 1 {
+            self.out
+                .extend_from_slice(format!("\x1b[{};{}r", s.top + 1, s.bottom + 1).as_bytes());
+        }
+        // DECLRMM and the left and right margins (DECSLRM homes the cursor, placed below).
+        if m.lr_margin_mode {
+            self.out.extend_from_slice(b"\x1b[?69h");
+            if s.lr_margins_set() {
+                self.out
+                    .extend_from_slice(format!("\x1b[{};{}s", s.left + 1, s.right + 1).as_bytes());
+            }
+        }
+        self.cursor(m.origin);
         self.set_style(s.pen.unpack());
         self.charsets(&s.charsets, s.gl);
         let mut modes = Vec::new();

@@ -2,7 +2,8 @@
 // element, then applies later options to the live terminal instead of re-creating it.
 //
 // Options (the components' props): webmcp, cols, rows, scrollback, onData, onResize, onTitle,
-// onAgent (an agent read or wrote the terminal: {kind, tool, at, source}), relay ({url, token, session?, onSession?, onExit?, onError?, onStatus?, onTitle?}),
+// onAgent (an agent read or wrote the terminal: {kind, tool, at, source}), links, findBar,
+// onLink(uri, event), onSearch(result), relay ({url, token, session?, onSession?, onExit?, onError?, onStatus?, onTitle?}),
 // autoFocus, onReady(term).
 // - webmcp: applied with setWebMCP when its value (not its identity) changes;
 // - cols/rows: applied with resize when they change;
@@ -10,7 +11,10 @@
 //   relay is attached) input is echoed locally, as with a bare WTerm;
 // - relay: attached when set, re-attached when url, token or session change (a session equal
 //   to the one already attached does not re-attach), closed when unset;
-// - scrollback, pasteWithCtrlV, screenReaderMode: read once, at creation (a WTerm cannot change them later).
+// - scrollback, pasteWithCtrlV, screenReaderMode, links, findBar: read once, at creation (a WTerm
+//   cannot change them later); onLink: whether it is set is read at creation, then the latest
+//   one is called;
+// - onSearch: the latest function is called with each search result.
 import init, { WTerm } from "./wterm_wasm.js";
 import { attachToRelay } from "./relay.js";
 
@@ -73,6 +77,10 @@ export class TerminalController {
       onResize: (size) => this.options.onResize?.(size),
       onTitle: (title) => this.options.onTitle?.(title),
       onAgent: (activity) => this.options.onAgent?.(activity),
+      links: o.links,
+      findBar: o.findBar,
+      onLink: typeof o.onLink === "function" ? (uri, event) => this.options.onLink?.(uri, event) : undefined,
+      onSearch: (result) => this.options.onSearch?.(result),
     });
     this.webmcpKey = webmcpKey(o.webmcp);
     this.size = [o.cols, o.rows];

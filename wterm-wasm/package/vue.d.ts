@@ -1,6 +1,6 @@
 // wterm-wasm/vue: the terminal as a Vue 3 component.
 import type { DefineComponent } from "vue";
-import type { WTerm, WTermSize, WTermAgentActivity, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type { WTerm, WTermSize, WTermAgentActivity, WTermSearchResult, WTermWebMCPOptions } from "./wterm_wasm.js";
 import type { RelayOptions } from "./relay.js";
 
 /**
@@ -42,6 +42,17 @@ export interface TerminalProps {
    * "webmcp" | "relay"}` (its WebMCP tools, or an MCP client through the relay).
    */
   onAgent?: (activity: WTermAgentActivity) => void;
+  /**
+   * Plain-text links: `http(s)://` URLs (default `true`) or your own `pattern`; Ctrl/Cmd+click
+   * opens one in a new tab without `window.opener`. `false`: off. Read at creation only.
+   */
+  links?: boolean | { pattern?: RegExp };
+  /** Ctrl+Shift+F opens the built-in find bar (default true). Read at creation only. */
+  findBar?: boolean;
+  /** Handles Ctrl/Cmd+click on a plain-text link instead of opening it (set it at creation). */
+  onLink?: (uri: string, event: MouseEvent) => void;
+  /** Each search result (`search`, `findNext`, `findPrevious`, the find bar). */
+  onSearch?: (result: WTermSearchResult) => void;
   /** `@ready`: called once with the WTerm when it is initialized. */
   onReady?: (term: WTerm) => void;
 }

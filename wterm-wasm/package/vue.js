@@ -13,14 +13,18 @@ export const Terminal = defineComponent({
     scrollback: { type: Number, default: undefined },
     pasteWithCtrlV: { type: Boolean, default: false },
     screenReaderMode: { type: Boolean, default: true },
+    links: { type: [Boolean, Object], default: undefined },
+    findBar: { type: Boolean, default: undefined },
     relay: { type: Object, default: undefined },
     autoFocus: { type: Boolean, default: false },
-    // Declared as props (not emits), so that `@data`, `@resize`, `@title`, `@agent` and `@ready` arrive
+    // Declared as props (not emits), so that `@data`, `@resize`, `@title`, `@agent`, `@link`, `@search` and `@ready` arrive
     // here and the terminal knows whether anyone listens for data (else it echoes locally).
     onData: { type: Function, default: undefined },
     onResize: { type: Function, default: undefined },
     onTitle: { type: Function, default: undefined },
     onAgent: { type: Function, default: undefined },
+    onLink: { type: Function, default: undefined },
+    onSearch: { type: Function, default: undefined },
     onReady: { type: Function, default: undefined },
   },
   setup(props, { expose }) {
@@ -41,6 +45,10 @@ export const Terminal = defineComponent({
       onResize: props.onResize,
       onTitle: props.onTitle,
       onAgent: props.onAgent,
+      links: props.links,
+      findBar: props.findBar,
+      onLink: props.onLink,
+      onSearch: props.onSearch,
       onReady: (t) => {
         term.value = markRaw(t);
         props.onReady?.(t);

@@ -99,6 +99,14 @@ const STYLE_CSS: &str = concat!(
     "border-radius:0 50% 50% 50%;background:var(--wterm-fg);opacity:.8;touch-action:none}",
     ".wterm-handle-start{border-radius:50% 0 50% 50%;margin-left:-20px}",
     ".wterm-handle-end{margin-left:0}",
+    // Search highlights and the link under the pointer (find.rs).
+    ".wterm-marks{position:absolute;inset:0;pointer-events:none}",
+    ".wterm-m{position:absolute;left:calc(var(--wterm-cell-w)*var(--x));",
+    "top:calc(var(--wterm-cell-h)*var(--y));width:calc(var(--wterm-cell-w)*var(--n));",
+    "height:var(--wterm-cell-h);background:var(--wterm-match,rgba(255,210,0,.3))}",
+    ".wterm-ma{background:var(--wterm-match-active,rgba(255,140,0,.6));",
+    "outline:1px solid var(--wterm-match-active-border,#ff8c00)}",
+    ".wterm-m.wterm-lk{background:none;box-shadow:inset 0 -1px 0 var(--wterm-fg)}",
     ".wterm-measure{position:absolute;top:0;left:0;visibility:hidden;white-space:pre;",
     "line-height:normal}",
 );

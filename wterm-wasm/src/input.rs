@@ -48,7 +48,7 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
     let w = weak.clone();
     listeners.push(Listener::new(&ta, "keydown", false, move |e: Event| {
         if let Some(s) = w.upgrade() {
-            if !copy_chord(&s, e.unchecked_ref()) {
+            if !copy_chord(&s, e.unchecked_ref()) && !crate::find::find_key(&s, e.unchecked_ref()) {
                 on_keydown(&s, e.unchecked_ref());
             }
         }
@@ -126,7 +126,8 @@ pub(crate) fn attach(dom: &Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<Liste
             match kind {
                 "keydown" => {
                     let ev: &KeyboardEvent = e.unchecked_ref();
-                    if !copy_chord(&s, ev) && !is_modifier(&ev.key()) {
+                    if crate::find::find_key(&s, ev) {
+                    } else if !copy_chord(&s, ev) && !is_modifier(&ev.key()) {
                         focus_element(&t);
                         on_keydown(&s, ev);
                     }
@@ -369,6 +370,11 @@ fn on_scroll(shared: &Shared) {
     let Some(offset) = inner.dom.as_ref().map(Dom::scrolled_offset) else {
         return;
     };
+    // The terminal moved the view (a search revealing a match) and the next frame moves the
+    // scrollbar there: a scroll event from before, arriving now, must not undo the move.
+    if inner.dom.as_ref().is_some_and(|d| d.sync_scroll) {
+        return;
+    }
     if offset != inner.view_offset {
         inner.view_offset = offset;
         inner.schedule_frame();

@@ -52,7 +52,7 @@ pub(crate) struct Listeners {
 }
 
 impl Listeners {
-    fn from_option(option: Option<Function>) -> Self {
+    pub(crate) fn from_option(option: Option<Function>) -> Self {
         let fixed = usize::from(option.is_some());
         Listeners {
             fns: option.into_iter().collect(),
@@ -198,7 +198,7 @@ pub(crate) fn px(n: f64) -> String {
     num_str(n) + "px"
 }
 
-fn absent(v: &JsValue) -> bool {
+pub(crate) fn absent(v: &JsValue) -> bool {
     v.is_undefined() || v.is_null()
 }
 
@@ -230,7 +230,7 @@ pub(crate) fn rows_arg(v: &JsValue) -> Result<Option<u16>, JsError> {
     Ok(opt_int(v, "rows", MIN_ROWS.into(), MAX_ROWS.into())?.map(|n| n as u16))
 }
 
-fn opt_function(v: &JsValue, name: &str) -> Result<Option<Function>, JsError> {
+pub(crate) fn opt_function(v: &JsValue, name: &str) -> Result<Option<Function>, JsError> {
     if absent(v) {
         return Ok(None);
     }
@@ -260,7 +260,7 @@ fn opt_string(v: &JsValue, name: &str, non_empty: bool) -> Result<Option<String>
     }
 }
 
-fn opt_bool(v: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
+pub(crate) fn opt_bool(v: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
     if absent(v) {
         return Ok(None);
     }
@@ -270,12 +270,12 @@ fn opt_bool(v: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
 }
 
 /// Reads `obj[key]`; a throwing getter becomes an error naming the property.
-fn prop(obj: &JsValue, key: &str, name: &str) -> Result<JsValue, JsError> {
+pub(crate) fn prop(obj: &JsValue, key: &str, name: &str) -> Result<JsValue, JsError> {
     Reflect::get(obj, &JsValue::from_str(key))
         .map_err(|_| JsError::new(&format!("{name} could not be read")))
 }
 
-fn is_plain_object(v: &JsValue) -> bool {
+pub(crate) fn is_plain_object(v: &JsValue) -> bool {
     v.is_object() && !v.is_function() && !js_sys::Array::is_array(v)
 }
 

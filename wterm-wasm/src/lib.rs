@@ -13,6 +13,8 @@
 //! - `a11y`: the screen-reader live region announcing new output.
 //! - `webmcp`: the four WebMCP tools, registered once per page for all terminals with WebMCP
 //!   on; `limits`: every limit of the tools.
+//! - `find`: search, its highlights, plain-text links, the find bar's loader; `export`:
+//!   `serialize` (text and ANSI from the core, HTML from the renderer's runs).
 //! - `dom`: self-removing listeners and timers, the stylesheet, element helpers.
 #![deny(missing_docs)]
 
@@ -25,6 +27,8 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 mod a11y;
 mod dom;
 mod ime;
+mod export;
+mod find;
 mod input;
 mod js;
 mod limits;
@@ -44,7 +48,7 @@ use web_sys::HtmlElement;
 use wterm_core::limits::DEFAULT_SCROLLBACK_ROWS;
 use wterm_core::Size;
 
-use crate::js::{cols_arg, data_arg, describe, parse_options, rows_arg, Outbox};
+use crate::js::{absent, cols_arg, data_arg, describe, parse_options, rows_arg, Outbox};
 use crate::term::{busy, focus_element, Inner, Shared};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -111,6 +115,52 @@ export interface WTermOptions {
   onTitle?: (title: string) => void;
   /** Called when an agent reads or writes the terminal (WebMCP tools; the relay's MCP clients). */
   onAgent?: (activity: WTermAgentActivity) => void;
+  /**
+   * Plain-text links: `http://` and `https://` URLs (default, `true`), or the matches of your
+   * own `pattern`; underlined under the pointer, opened by Ctrl+click (Cmd+click) in a new tab
+   * without `window.opener`. OSC 8 links are unchanged. `false` turns detection off.
+   */
+  links?: boolean | { pattern?: RegExp };
+  /** Handles a Ctrl/Cmd+click on a plain-text link instead of opening it. */
+  onLink?: (uri: string, event: MouseEvent) => void;
+  /** Ctrl+Shift+F opens the built-in find bar (loaded on first use). Default true. */
+  findBar?: boolean;
+  /** Called after each `search`, `findNext` or `findPrevious` with its result. */
+  onSearch?: (result: WTermSearchResult) => void;
+}
+
+/** Options of `search`, `findNext`, `findPrevious`. Every one defaults to false. */
+export interface WTermSearchOptions {
+  /** Match case exactly; otherwise both sides are lowercased (Unicode simple folding). */
+  caseSensitive?: boolean;
+  /** `query` is a JavaScript RegExp source (flags g, plus i without caseSensitive). */
+  regex?: boolean;
+  /** Only matches with no letter, digit or `_` right before and after. */
+  wholeWord?: boolean;
+  /** Look for the previous match. */
+  backwards?: boolean;
+  /** Keep the active match if it still matches (find as you type). */
+  incremental?: boolean;
+}
+
+/** What a search found. */
+export interface WTermSearchResult {
+  /** The query searched for. */
+  query: string;
+  /** Matches in history and screen, at most 1000. */
+  count: number;
+  /** The active match's 0-based position among them; -1 when there is none. */
+  index: number;
+  /** There may be more matches than `count` (1000 reached, or history past 200000 rows). */
+  truncated: boolean;
+}
+
+/** Options of `serialize`. */
+export interface WTermSerializeOptions {
+  /** "text" (default), "ansi" or "html". */
+  format?: "text" | "ansi" | "html";
+  /** Rows of history included: true (default) all, false none, or a number of rows. */
+  scrollback?: boolean | number;
 }
 
 /** Event names of `addListener` / `removeListener`, with the argument each listener gets. */
@@ -123,6 +173,8 @@ export interface WTermEventMap {
   title: string;
   /** An agent read or wrote the terminal: an in-page WebMCP tool, or (`reportAgent`) the relay. */
   agent: WTermAgentActivity;
+  /** What `onSearch` gets: the result of a search. */
+  search: WTermSearchResult;
 }
 
 /** One agent call on a terminal, as the `agent` listeners get it. */
@@ -167,6 +219,32 @@ pub struct WTerm {
     shared: Shared,
 }
 
+impl WTerm {
+    /// Another handle on the same terminal (for the find bar).
+    pub(crate) fn from_shared(shared: Shared) -> WTerm {
+        WTerm { shared }
+    }
+
+    fn find(
+        &self,
+        query: Option<&JsValue>,
+        options: Option<JsValue>,
+        backwards: Option<bool>,
+    ) -> Result<JsValue, JsError> {
+        let (result, out) = {
+            let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
+            find::search(
+                &mut inner,
+                query,
+                &options.unwrap_or(JsValue::UNDEFINED),
+                backwards,
+            )?
+        };
+        out.deliver();
+        Ok(result)
+    }
+}
+
 #[wasm_bindgen]
 impl WTerm {
     /// `new WTerm(element, options?)`: a terminal for `element` (an `HTMLElement`). Output may
@@ -184,7 +262,9 @@ impl WTerm {
                 describe(&v)
             ))
         })?;
-        let opts = parse_options(&options.map_or(JsValue::UNDEFINED, JsValue::from))?;
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+        let opts = parse_options(&options)?;
+        let find = find::parse_options(&options)?;
         let mut inner = Inner::new(
             host,
             opts.cols,
@@ -195,6 +275,7 @@ impl WTerm {
         );
         inner.paste_with_ctrl_v = opts.paste_with_ctrl_v;
         inner.screen_reader = opts.screen_reader_mode.unwrap_or(true);
+        inner.find = find;
         Ok(WTerm {
             shared: Rc::new(RefCell::new(inner)),
         })
@@ -350,7 +431,11 @@ impl WTerm {
         })?;
         let mut guard = self.shared.try_borrow_mut().map_err(|_| busy())?;
         let inner = &mut *guard;
-        let listeners = inner.callbacks.of_type(&kind)?;
+        let listeners = if kind.as_string().as_deref() == Some("search") {
+            &mut inner.find.on_search
+        } else {
+            inner.callbacks.of_type(&kind)?
+        };
         if inner.lifecycle != term::Lifecycle::Destroyed {
             listeners.add(f);
         }
@@ -367,8 +452,13 @@ impl WTerm {
         #[wasm_bindgen(unchecked_param_type = "keyof WTermEventMap")] kind: JsValue,
         #[wasm_bindgen(unchecked_param_type = "(arg: any) => void")] listener: JsValue,
     ) -> Result<(), JsError> {
-        let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
-        let listeners = inner.callbacks.of_type(&kind)?;
+        let mut guard = self.shared.try_borrow_mut().map_err(|_| busy())?;
+        let inner = &mut *guard;
+        let listeners = if kind.as_string().as_deref() == Some("search") {
+            &mut inner.find.on_search
+        } else {
+            inner.callbacks.of_type(&kind)?
+        };
         if let Some(f) = listener.dyn_ref::<js_sys::Function>() {
             listeners.remove(f);
         }
@@ -425,6 +515,72 @@ impl WTerm {
             .reset(&mut out);
         out.deliver();
         Ok(())
+    }
+
+    /// `search(query, options?)`: finds `query` in the history and on the screen (lines joined
+    /// across soft wraps) and makes the next match after the active one (`backwards`: the
+    /// previous one) active, wrapping around; without an active match, from the top of the view
+    /// (`backwards`: its bottom). Every match in view is highlighted, the active one apart, and
+    /// the view scrolls to the active one. `incremental: true` keeps the active match when it
+    /// still matches (find as you type). `regex: true` takes a JavaScript `RegExp` source.
+    /// Returns `{query, count, index, truncated}` (`index` -1 without a match; `count` stops at
+    /// 1000, `truncated` then true) and tells the `"search"` listeners.
+    ///
+    /// Throws when `query` is not a string, an option is not a boolean, or the regular
+    /// expression does not compile.
+    #[wasm_bindgen(unchecked_return_type = "WTermSearchResult")]
+    pub fn search(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "WTermSearchOptions")] options: Option<JsValue>,
+    ) -> Result<JsValue, JsError> {
+        if absent(&query) {
+            return Err(JsError::new("query must be a string; got undefined"));
+        }
+        self.find(Some(&query), options, None)
+    }
+
+    /// `findNext(query?, options?)`: the next match, as `search` (xterm.js search addon's name).
+    /// Without `query`, repeats the last search forwards. Throws as `search`, and when there is
+    /// no search to repeat.
+    #[wasm_bindgen(js_name = findNext, unchecked_return_type = "WTermSearchResult")]
+    pub fn find_next(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] query: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "WTermSearchOptions")] options: Option<JsValue>,
+    ) -> Result<JsValue, JsError> {
+        self.find(query.as_ref(), options, Some(false))
+    }
+
+    /// `findPrevious(query?, options?)`: the previous match; otherwise as `findNext`.
+    #[wasm_bindgen(js_name = findPrevious, unchecked_return_type = "WTermSearchResult")]
+    pub fn find_previous(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] query: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "WTermSearchOptions")] options: Option<JsValue>,
+    ) -> Result<JsValue, JsError> {
+        self.find(query.as_ref(), options, Some(true))
+    }
+
+    /// `clearSearch()`: ends the search and removes its highlights.
+    #[wasm_bindgen(js_name = clearSearch)]
+    pub fn clear_search(&self) -> Result<(), JsError> {
+        find::clear(&mut *self.shared.try_borrow_mut().map_err(|_| busy())?);
+        Ok(())
+    }
+
+    /// `serialize({format?, scrollback?})`: the terminal as `"text"` (default: rows as
+    /// `read_terminal` gives them), `"ansi"` (bytes that redraw it in a fresh terminal of the
+    /// same size: colors, attributes, links, wide characters, wraps, cursor) or `"html"` (a
+    /// standalone `<pre>` with the theme's colors, every character escaped). `scrollback`:
+    /// `true` (default) all history, `false` none, or a number of rows. Throws naming a bad
+    /// option and what is accepted.
+    pub fn serialize(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "WTermSerializeOptions")] options: Option<JsValue>,
+    ) -> Result<String, JsError> {
+        let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
+        export::serialize(&mut inner, &options.unwrap_or(JsValue::UNDEFINED))
     }
 
     /// Width in columns.

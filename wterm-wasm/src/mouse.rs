@@ -85,7 +85,7 @@ pub(crate) fn program_modes(inner: &Inner) -> Option<Modes> {
 
 /// The screen cell under `(x, y)` (client px); `clamp` moves a point outside onto the nearest
 /// edge cell, else a point outside gives `None`.
-fn cell_at(inner: &Inner, x: f64, y: f64, clamp: bool) -> Option<(u16, u16)> {
+pub(crate) fn cell_at(inner: &Inner, x: f64, y: f64, clamp: bool) -> Option<(u16, u16)> {
     let dom = inner.dom.as_ref()?;
     let rect = dom.rows_rect();
     let size = inner.term.size();

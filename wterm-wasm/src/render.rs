@@ -274,7 +274,7 @@ fn css_color(c: Color) -> Option<String> {
 ///
 /// Bold draws ANSI colors 0..=7 in their bright variants (xterm's `boldColors`); inverse swaps
 /// foreground and background, defaults included; faint draws the foreground at half strength.
-fn colors(style: &Style) -> (Option<String>, Option<String>) {
+pub(crate) fn colors(style: &Style) -> (Option<String>, Option<String>) {
     let fg = match style.fg {
         Color::Indexed(i @ 0..=7) if style.bold => Color::Indexed(i + 8),
         c => c,
@@ -384,7 +384,7 @@ fn push_run(out: &mut String, run: &StyledRun, link: Option<&str>, group: Option
     }
 }
 
-fn push_escaped(out: &mut String, text: &str) {
+pub(crate) fn push_escaped(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),

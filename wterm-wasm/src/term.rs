@@ -108,6 +108,8 @@ pub(crate) struct Inner {
     /// While output keeps arriving, frames before this time (`performance.now()` ms) are
     /// skipped: the last frame was expensive ([`FRAME_COST_FACTOR`]).
     paced_until: f64,
+    /// Search, its highlights, and plain-text links (`find.rs`).
+    pub(crate) find: crate::find::Find,
 }
 
 impl Inner {
@@ -144,6 +146,7 @@ impl Inner {
             screen_reader: true,
             output_since_frame: false,
             paced_until: 0.0,
+            find: crate::find::Find::default(),
         }
     }
 
@@ -250,6 +253,7 @@ impl Inner {
             dom.render(&mut self.term, &mut self.view_offset);
         }
         crate::a11y::check(self);
+        crate::find::draw(self);
         let end = crate::dom::now_ms();
         let cost = end - now;
         self.paced_until = if cost > PACED_FRAME_MIN_MS {
@@ -296,6 +300,7 @@ impl Inner {
         self.lifecycle = Lifecycle::Destroyed;
         self.callbacks = Callbacks::default();
         self.webmcp = None;
+        self.find = crate::find::Find::default();
         self.dom.take()
     }
 }
@@ -436,6 +441,9 @@ fn start(inner: &mut Inner, weak: Weak<RefCell<Inner>>) -> Result<Outbox, JsValu
         let live = crate::a11y::LiveRegion::new(&dom.root, &inner.term)?;
         dom.live = Some(live);
     }
+    let pointer = crate::find::attach(&dom.root, &weak)?;
+    crate::find::set_listeners(inner, pointer);
+    let dom = inner.dom.as_mut().ok_or("no DOM")?;
 
     let w = weak.clone();
     dom.on_frame = Some(Closure::new(move |_time: f64| {

@@ -18,6 +18,8 @@ export const app = {
   sessions: [],
   errors: [],
   exits: [],
+  /** What the onSearch prop got (the find bar's searches). */
+  searches: [],
   /** The WTerm, through the framework's handle (ref, exposed `term`, onReady). */
   term: () => null,
   /** Changes the component's props, through the framework's own state. */
@@ -28,9 +30,14 @@ window.__app = app;
 export const name = document.title.replace(/^.*: /, "");
 
 /** The first props: WebMCP on with a per-framework name, the size fitted to the element, and
- * Ctrl+V pasting (the binding must pass pasteWithCtrlV to the terminal, not to the element). */
+ * Ctrl+V pasting (the binding must pass pasteWithCtrlV to the terminal, not to the element),
+ * and onSearch (the find bar's results reach the app). */
 export function initialProps() {
-  return { webmcp: { name: `${name}-term`, description: `${name} consumer app` }, pasteWithCtrlV: true };
+  return {
+    webmcp: { name: `${name}-term`, description: `${name} consumer app` },
+    pasteWithCtrlV: true,
+    onSearch: (result) => app.searches.push(result),
+  };
 }
 
 /** The `relay` prop when the page was opened with #relay=...&token=..., else undefined. */

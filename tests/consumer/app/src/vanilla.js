@@ -10,6 +10,7 @@ async function main() {
   const term = new WTerm(el, {
     webmcp: initialProps().webmcp,
     pasteWithCtrlV: initialProps().pasteWithCtrlV,
+    onSearch: initialProps().onSearch,
     onResize,
     ...(relayMode ? { onData } : {}),
   });
