@@ -33,5 +33,6 @@ pub use frame::{AttrRun, Frame, ScreenHash, View};
 pub use modes::{CursorShape, CursorStyle, Modes, MouseEncoding, MouseTracking};
 pub use terminal::{
     join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LinkId,
-    ShellIntegration, ShellState, Size, Style, StyledRun, Terminal, TextRow, RESYNC_PREFIX,
+    Progress, ProgressState, ShellIntegration, ShellState, Size, Style, StyledRun, Terminal,
+    TextRow, RESYNC_PREFIX,
 };
