@@ -161,6 +161,31 @@ for (const { name, file } of PAGES) {
     expect(await screenText(page)).toContain("hello wterm pasted from agent");
   });
 
+  test(`${name}: the theme prop switches live over the app's CSS; onBell and onProgress get the program's events`, async ({ page }) => {
+    await open(page, file);
+    const background = async () => (await computedTheme(page)).background;
+    expect(await background()).toBe(APP_THEME.background);
+    await page.evaluate(() => {
+      const w = window as any;
+      w.events = [];
+      w.__app.setProps({
+        theme: "solarized-light",
+        onBell: () => w.events.push("bell"),
+        onProgress: (p: unknown) => w.events.push(p),
+      });
+    });
+    await expect.poll(background).toBe("rgb(253, 246, 227)");
+    // A new object with other colours applies; the same value again is no change.
+    await setProps(page, { theme: { background: "#000000", foreground: "#00ff00" } });
+    await expect.poll(background).toBe("rgb(0, 0, 0)");
+    await page.evaluate(() => (window as any).__app.term().write("\x07\x1b]9;4;1;60\x1b\\"));
+    await expect.poll(() => page.evaluate(() => (window as any).events)).toEqual(["bell", { state: 1, value: 60 }]);
+    // null: the app's CSS variables decide again.
+    await setProps(page, { theme: null });
+    await expect.poll(background).toBe(APP_THEME.background);
+    expect(await app<number>(page, "created")).toBe(1);
+  });
+
   test(`${name}: the relay client gets a real shell from a relay on another origin`, async ({ page }) => {
     const relay = await startRelay(["--allow-origin", base]);
     try {

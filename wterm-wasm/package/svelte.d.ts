@@ -1,5 +1,7 @@
 // wterm-wasm/svelte: the terminal as a Svelte action (Svelte 4 and 5).
-import type { WTerm, WTermSize, WTermAgentActivity, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type {
+  WTerm, WTermSize, WTermAgentActivity, WTermWebMCPOptions, WTermProgress, WTermTheme, WTermThemeName,
+} from "./wterm_wasm.js";
 import type { RelayOptions } from "./relay.js";
 
 /**
@@ -35,6 +37,17 @@ export interface TerminalOptions {
    * "webmcp" | "relay"}` (its WebMCP tools, or an MCP client through the relay).
    */
   onAgent?: (activity: WTermAgentActivity) => void;
+  /** The program rang the bell (BEL). */
+  onBell?: () => void;
+  /** The program reported progress (`OSC 9 ; 4`): `{state: 0..4, value: 0..100}`. */
+  onProgress?: (progress: WTermProgress) => void;
+  /**
+   * Colours: a preset (`"dark"`, `"light"`, `"solarized-dark"`, `"solarized-light"`), a custom
+   * object (`foreground`, `background`, `cursor`, `selectionBackground`, `black`..`brightWhite`,
+   * each "#RGB" or "#RRGGBB"), or null: the CSS variables decide. Applied live with `setTheme`
+   * when its value changes.
+   */
+  theme?: WTermThemeName | WTermTheme | null;
   /** Attach to a wterm-relay session: a real shell. */
   relay?: RelayOptions;
   /** Focus the terminal once it is ready. */

@@ -12,14 +12,18 @@ export const Terminal = defineComponent({
     rows: { type: Number, default: undefined },
     scrollback: { type: Number, default: undefined },
     pasteWithCtrlV: { type: Boolean, default: false },
+    theme: { type: [String, Object], default: undefined },
     relay: { type: Object, default: undefined },
     autoFocus: { type: Boolean, default: false },
-    // Declared as props (not emits), so that `@data`, `@resize`, `@title`, `@agent` and `@ready` arrive
+    // Declared as props (not emits), so that `@data`, `@resize`, `@title`, `@agent`, `@bell`,
+    // `@progress` and `@ready` arrive
     // here and the terminal knows whether anyone listens for data (else it echoes locally).
     onData: { type: Function, default: undefined },
     onResize: { type: Function, default: undefined },
     onTitle: { type: Function, default: undefined },
     onAgent: { type: Function, default: undefined },
+    onBell: { type: Function, default: undefined },
+    onProgress: { type: Function, default: undefined },
     onReady: { type: Function, default: undefined },
   },
   setup(props, { expose }) {
@@ -33,12 +37,15 @@ export const Terminal = defineComponent({
       rows: props.rows,
       scrollback: props.scrollback,
       pasteWithCtrlV: props.pasteWithCtrlV,
+      theme: props.theme,
       relay: props.relay,
       autoFocus: props.autoFocus,
       onData: props.onData,
       onResize: props.onResize,
       onTitle: props.onTitle,
       onAgent: props.onAgent,
+      onBell: props.onBell,
+      onProgress: props.onProgress,
       onReady: (t) => {
         term.value = markRaw(t);
         props.onReady?.(t);
@@ -50,7 +57,10 @@ export const Terminal = defineComponent({
     });
     // Deep, so that changing a field of a reactive webmcp or relay object applies too.
     watch(
-      () => [props.webmcp, props.cols, props.rows, props.relay, props.onData, props.onResize, props.onTitle, props.onAgent],
+      () => [
+        props.webmcp, props.cols, props.rows, props.theme, props.relay,
+        props.onData, props.onResize, props.onTitle, props.onAgent, props.onBell, props.onProgress,
+      ],
       () => controller?.update(options()),
       { deep: true },
     );
