@@ -228,10 +228,11 @@ for (const { name, file } of PAGES) {
   });
 }
 
-// Vite 7's dev server, with the app's vite.config.js (optimizeDeps.exclude, as the package README
-// says for Vite 7): the wasm loads, and the app's CSS theme wins there too (the dev server adds
-// the app's CSS with a <style> from JS, before the terminal adds its own stylesheet).
-test("vite 7 dev server: the react page draws with the app's theme", async ({ page }) => {
+// Vite 7's dev server, with the app's vite.config.js (no optimizeDeps setting: Vite pre-bundles
+// the package into node_modules/.vite/deps and the glue falls back to the package's own wasm):
+// the wasm loads, the app's CSS theme wins there too (the dev server adds the app's CSS with a
+// <style> from JS, before the terminal adds its own stylesheet), and a WebMCP call answers.
+test("vite 7 dev server without optimizeDeps.exclude: the pre-bundled package loads its wasm; theme, typing, WebMCP", async ({ page }) => {
   const install = currentInstall("", "bash tests/consumer/run.sh");
   const vite = await startServer("node_modules/.bin/vite", ["--port", "PORT", "--strictPort", "--host", "127.0.0.1"], install);
   try {
@@ -242,6 +243,13 @@ test("vite 7 dev server: the react page draws with the app's theme", async ({ pa
     await page.locator(".wterm").click();
     await page.keyboard.type("dev server");
     await expect.poll(() => screenText(page)).toContain("dev server");
+    // The package was pre-bundled (the case the fallback is for), and the wasm came from the
+    // package's own file.
+    const urls = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+    expect(urls.some((u) => /\/node_modules\/\.vite\/deps\/wterm-wasm_react\.js/.test(u))).toBe(true);
+    expect(urls.some((u) => /\/node_modules\/wterm-wasm\/wterm_wasm_bg\.wasm$/.test(u))).toBe(true);
+    await expect.poll(() => toolNames(page)).toEqual(ALL_TOOLS);
+    expect((await call(page, "read_terminal", { waitFor: "dev server", timeoutMs: 5000 })).text).toContain("dev server");
   } finally {
     await vite.close();
   }
