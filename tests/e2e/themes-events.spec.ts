@@ -226,6 +226,26 @@ test("bell and progress events: BEL and OSC 9;4 through write, option callbacks 
   expect(err).toBe('type must be "data", "resize", "title", "agent", "bell" or "progress"; got "bel"');
 });
 
+test("setTheme before init() is kept for init(); after destroy() it does nothing", async ({ page }) => {
+  await page.goto(`${server.base}/index.html`);
+  await page.waitForFunction(() => (window as any).ready === true);
+  const got = await page.evaluate(async () => {
+    const { WTerm } = await import("/pkg/wterm_wasm.js");
+    const host = document.createElement("div");
+    document.body.append(host);
+    const answers: string[] = [];
+    const t = new WTerm(host, { cols: 20, rows: 2, onData: (d: string) => answers.push(d) });
+    t.setTheme("light");
+    await t.init();
+    const bg = getComputedStyle(host.querySelector(".wterm")!).backgroundColor;
+    t.write("\x1b]11;?\x1b\\");
+    t.destroy();
+    t.setTheme("dark");
+    return { bg, answers };
+  });
+  expect(got).toEqual({ bg: "rgb(255, 255, 255)", answers: ["\x1b]11;rgb:ffff/ffff/ffff\x1b\\"] });
+});
+
 test("onBell and onProgress options", async ({ page }) => {
   await page.goto(`${server.base}/index.html`);
   await page.waitForFunction(() => (window as any).ready === true);
