@@ -156,9 +156,11 @@ core=$(($(gz "$pkg/wterm_wasm_bg.wasm") + $(gz "$pkg/wterm_wasm.js")))
 # Then 120.6: the theme defaults on :where(:root) (+11 bytes) and the `pasteWithCtrlV` option
 # (+192 bytes) (issue 25). Then 124.4: left and right margins, reverse wraparound and the REP,
 # VPR and tab fixes in wterm-core (issue 18) measured 123.4 KB, and the exposedTo origin check
-# with its fallback +0.9 KB (124.3 KB). Then 127.4 (issue 22, themes part): the `theme` option
+# with its fallback +0.9 KB (124.3 KB). Then 127.5 (issue 22, themes part): the `theme` option
 # and setTheme (four presets, custom colours checked field by field, applied as CSS variables;
-# OSC 10/11/12 answers from them), the "bell" and "progress" events and OSC 9;4 in wterm-core
-# measured +3.0 KB (124.3 → 127.3 KB): 0.2 KB the core's OSC 9;4, 1.6 KB checking a theme.
-CORE_BUDGET_KB=127.4
+# OSC 10/11/12 answers from them), the "bell" and "progress" events, OSC 9;4 in wterm-core and
+# the Vite 7 dev-server fallback in the glue measured +3.16 KB (124.29 → 127.45 KB; wasm
+# 116.26 → 119.23, glue 8.03 → 8.22): about 0.2 KB of it the core's OSC 9;4, 1.6 KB checking a
+# custom theme. Printed, not enforced.
+CORE_BUDGET_KB=127.5
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
