@@ -30,7 +30,7 @@ CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
   cargo test --release --target wasm32-unknown-unknown -p wterm-wasm 2>&1 | tee -a "$log"
 echo "== npm package: pack, install the tarball into Vite 7 consumer apps, build them"
 bash tests/consumer/run.sh
-echo "== npm package in Next.js 16, webpack 5 and Vite 8 consumer apps: install the tarball, build them"
+echo "== npm package in Next.js 16, webpack 5, Vite 8 and React 18 (Vite 7) consumer apps: install the tarball, build them"
 bash tests/consumer/bundlers.sh
 echo "== package README samples: the shell lines run (the others were compiled by run.sh's vite build)"
 node --test tests/consumer/ 2>&1 | tee -a "$log"

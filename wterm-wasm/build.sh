@@ -41,6 +41,33 @@ const src = readFileSync(file, "utf8");
 const out = src.replace(/^[ \t]*\/\*\*[\s\S]*?\*\/[ \t]*\n/gm, "");
 writeFileSync(file, out);
 JS
+# Vite 7's dev server pre-bundles dependencies into node_modules/.vite/deps/ (esbuild), where the
+# glue's `new URL("wterm_wasm_bg.wasm", import.meta.url)` names a file that is not there: the
+# server answers with its index.html and init() failed with a "magic word" error unless the app
+# set `optimizeDeps.exclude`. Vite offers a package no way to opt out, so the glue retries once:
+# when the wasm it fetched beside a pre-bundled copy of itself (a path under `/.vite/deps`) is
+# missing or HTML, it fetches the package's own file: `.vite/deps/...` replaced with
+# `wterm-wasm/wterm_wasm_bg.wasm` (node_modules/wterm-wasm, also under a `base` path). The `new URL(...)` that
+# bundlers rewrite stays as it is; elsewhere nothing changes.
+node - "$stage/wterm_wasm.js" <<'JS'
+const { readFileSync, writeFileSync } = require("node:fs");
+const file = process.argv[2];
+const src = readFileSync(file, "utf8");
+const line = "module_or_path = new URL('wterm_wasm_bg.wasm', import.meta.url);";
+if (src.split(line).length !== 2) {
+  console.error("build.sh: the glue's default wasm URL line was not found once; update the Vite dev fallback");
+  process.exit(1);
+}
+const fallback = `${line}
+        const vite = /\\.vite\\/deps[^/]*\\/[^/]*$/;
+        if (vite.test(import.meta.url)) {
+            // A string, not new URL(x, import.meta.url): bundlers must not try to resolve it.
+            const own = import.meta.url.replace(vite, 'wterm-wasm/wterm_wasm_bg.wasm');
+            module_or_path = fetch(module_or_path).then((r) =>
+                r.ok && !/html/.test(r.headers.get('Content-Type')) ? r : fetch(own));
+        }`;
+writeFileSync(file, src.replace(line, fallback));
+JS
 # The class declares `[Symbol.dispose]()`, which TypeScript knows from lib "esnext.disposable"
 # (TS 5.2+); referencing it spares apps whose tsconfig lists older libs a type error.
 printf '/// <reference lib="esnext.disposable" />\n%s\n' "$(cat "$stage/wterm_wasm.d.ts")" > "$stage/wterm_wasm.d.ts"
@@ -157,5 +184,11 @@ done
 # options, the five methods' exports, the Ctrl+Shift+F hook and the handle the find bar gets).
 # Ignoring case uses the browser's RegExp: the core's Unicode case tables cost 6.7 KB more. The
 # find bar itself is not in it (findbar.js, loaded on first use).
-CORE_BUDGET_KB=160.0
+# Then (issue 22, themes part): the `theme` option
+# and setTheme (four presets, custom colours checked field by field, applied as CSS variables;
+# OSC 10/11/12 answers from them), the "bell" and "progress" events, OSC 9;4 in wterm-core and
+# the Vite 7 dev-server fallback in the glue measured +3.16 KB (124.29 → 127.45 KB; wasm
+# 116.26 → 119.23, glue 8.03 → 8.22): about 0.2 KB of it the core's OSC 9;4, 1.6 KB checking a
+# custom theme. Printed, not enforced.
+CORE_BUDGET_KB=165.0
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"

@@ -4,7 +4,9 @@
 # the apps' pinned Next.js 16, webpack 5 and Vite 8 (one install for the three), then
 #   - next/:    `next build` (app router, Turbopack); tests/e2e/npm-bundlers.spec.ts runs `next start`;
 #   - webpack/: webpack 5 through its Node API, with css-loader and style-loader;
-#   - vite8/:   `vite build` with no config (the spec also runs its dev server).
+#   - vite8/:   `vite build` with no config (the spec also runs its dev server);
+# and, in its own install (React 18 beside Next's React 19), tests/consumer/react18: React 18
+# with wterm-wasm/react, `vite build` by Vite 7 with no config (the spec also runs its dev server).
 #
 # Needs wterm-wasm/pkg (run `bash wterm-wasm/build.sh` first) and the npm registry (first run
 # only). Works in $WTERM_CONSUMER_DIR/bundlers (default: $TMPDIR/wterm-consumer/bundlers, or
@@ -57,7 +59,40 @@ if [ -L "$install/node_modules/wterm-wasm" ] ||
 fi
 echo "$install" > "$work/current"
 
-# 3. The apps' sources next to the install, then the builds (skipped when nothing changed).
+# 3. The React 18 app (tests/consumer/react18) needs its own install (React 18 beside the Next
+# app's React 19), made the same way in $work/../react18; `vite build` (Vite 7, no config).
+react18_src="$root/tests/consumer/react18"
+react18_work="$(dirname "$work")/react18"
+mkdir -p "$react18_work"
+key18="$(cat "$tgz" "$react18_src/package.json" | sha256sum | cut -c1-16)"
+install18="$react18_work/install-$key18"
+if [ ! -f "$install18/.installed" ]; then
+  for old in "$react18_work"/install-*; do
+    [ -e "$old" ] && [ "$old" != "$install18" ] && rm -rf "$old"
+  done
+  rm -rf "$install18"
+  mkdir -p "$install18"
+  cp "$react18_src/package.json" "$install18/package.json"
+  cp "$tgz" "$install18/$tgz_name"
+  echo "bundlers.sh: npm install ./$tgz_name, React 18 and Vite 7 in $install18"
+  (cd "$install18" && npm install --no-audit --no-fund --loglevel=error "./$tgz_name")
+  touch "$install18/.installed"
+else
+  echo "bundlers.sh: reusing the install in $install18"
+fi
+if [ -L "$install18/node_modules/wterm-wasm" ] ||
+  ! cmp -s "$install18/node_modules/wterm-wasm/wterm_wasm_bg.wasm" "$pkg/wterm_wasm_bg.wasm"; then
+  echo "bundlers.sh: node_modules/wterm-wasm in $install18 is not the packed package" >&2
+  exit 1
+fi
+echo "$install18" > "$react18_work/current"
+rm -rf "$install18/src" "$install18/dist"
+cp -R "$react18_src/src" "$react18_src/index.html" "$install18/"
+echo "bundlers.sh: vite build (React 18 app)"
+(cd "$install18" && node_modules/.bin/vite build --logLevel warn)
+ls "$install18"/dist/assets/*.wasm > /dev/null 2>&1 || { echo "bundlers.sh: the React 18 app's vite build emitted no .wasm" >&2; exit 1; }
+
+# 4. The apps' sources next to the install, then the builds (skipped when nothing changed).
 build_key="$key-$(cd "$apps" && find next webpack vite8 -type f | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)"
 if [ -f "$install/.build-key" ] && [ "$(cat "$install/.build-key")" = "$build_key" ]; then
   echo "bundlers.sh: the apps are unchanged since the last build; keeping them"

@@ -2,7 +2,9 @@
 // installs the packed tarball with Next.js 16 (app router), webpack 5 and Vite 8 and builds one
 // app with each; this spec loads them in Chromium with native WebMCP: the terminal draws with
 // the app's own CSS theme, echoes what is typed, and answers WebMCP's read_terminal. Next.js runs
-// under `next start`; Vite 8 also under its dev server, with no optimizeDeps setting.
+// under `next start`; Vite 8 also under its dev server, with no optimizeDeps setting. A React 18
+// app (tests/consumer/react18, its own install) renders wterm-wasm/react's <Terminal>, built by
+// Vite 7 and under Vite 7's dev server, both with no config.
 //
 //   bash wterm-wasm/build.sh && bash tests/consumer/bundlers.sh && npx playwright test tests/e2e/npm-bundlers.spec.ts
 import { test, expect, type Page } from "@playwright/test";
@@ -12,6 +14,7 @@ import { APP_THEME, computedTheme, currentInstall, serveDir, startServer, type R
 
 const BUILD = "bash tests/consumer/bundlers.sh";
 const install = () => currentInstall("bundlers", BUILD);
+const react18 = () => currentInstall("react18", BUILD);
 const bin = (name: string) => join(install(), "node_modules", ".bin", name);
 
 // A page error or a console error fails the test.
@@ -96,5 +99,24 @@ test("vite 8 dev server without optimizeDeps.exclude: the wasm loads; theme, typ
   await withServer(
     () => startServer(bin("vite"), ["--port", "PORT", "--strictPort", "--host", "127.0.0.1"], join(install(), "vite8")),
     (s) => checkApp(page, `${s.base}/`, "vite8"),
+  );
+});
+
+/** The React 18 app: React 18 rendered it, once (StrictMode's second mount in dev included), and
+ * the forwarded ref is the WTerm. */
+async function checkReact18(page: Page, url: string) {
+  await checkApp(page, url, "react18");
+  expect(await page.evaluate(() => (window as any).__react.version)).toMatch(/^18\./);
+  expect(await page.evaluate(() => (window as any).__react.refIsTerm())).toBe(true);
+}
+
+test("react 18: <Terminal> from wterm-wasm/react, vite 7 build; it types and answers read_terminal", async ({ page }) => {
+  await withServer(() => serveDir(join(react18(), "dist")), (s) => checkReact18(page, `${s.base}/`));
+});
+
+test("react 18 under vite 7's dev server with no config (StrictMode mounts twice): one terminal, typing, read_terminal", async ({ page }) => {
+  await withServer(
+    () => startServer(join(react18(), "node_modules", ".bin", "vite"), ["--port", "PORT", "--strictPort", "--host", "127.0.0.1"], react18()),
+    (s) => checkReact18(page, `${s.base}/`),
   );
 });

@@ -173,6 +173,31 @@ for (const { name, file } of PAGES) {
     expect(await screenText(page)).toContain("hello wterm pasted from agent");
   });
 
+  test(`${name}: the theme prop switches live over the app's CSS; onBell and onProgress get the program's events`, async ({ page }) => {
+    await open(page, file);
+    const background = async () => (await computedTheme(page)).background;
+    expect(await background()).toBe(APP_THEME.background);
+    await page.evaluate(() => {
+      const w = window as any;
+      w.events = [];
+      w.__app.setProps({
+        theme: "solarized-light",
+        onBell: () => w.events.push("bell"),
+        onProgress: (p: unknown) => w.events.push(p),
+      });
+    });
+    await expect.poll(background).toBe("rgb(253, 246, 227)");
+    // A new object with other colours applies; the same value again is no change.
+    await setProps(page, { theme: { background: "#000000", foreground: "#00ff00" } });
+    await expect.poll(background).toBe("rgb(0, 0, 0)");
+    await page.evaluate(() => (window as any).__app.term().write("\x07\x1b]9;4;1;60\x1b\\"));
+    await expect.poll(() => page.evaluate(() => (window as any).events)).toEqual(["bell", { state: 1, value: 60 }]);
+    // null: the app's CSS variables decide again.
+    await setProps(page, { theme: null });
+    await expect.poll(background).toBe(APP_THEME.background);
+    expect(await app<number>(page, "created")).toBe(1);
+  });
+
   test(`${name}: the relay client gets a real shell from a relay on another origin`, async ({ page }) => {
     const relay = await startRelay(["--allow-origin", base]);
     try {
@@ -215,10 +240,11 @@ for (const { name, file } of PAGES) {
   });
 }
 
-// Vite 7's dev server, with the app's vite.config.js (optimizeDeps.exclude, as the package README
-// says for Vite 7): the wasm loads, and the app's CSS theme wins there too (the dev server adds
-// the app's CSS with a <style> from JS, before the terminal adds its own stylesheet).
-test("vite 7 dev server: the react page draws with the app's theme", async ({ page }) => {
+// Vite 7's dev server, with the app's vite.config.js (no optimizeDeps setting: Vite pre-bundles
+// the package into node_modules/.vite/deps and the glue falls back to the package's own wasm):
+// the wasm loads, the app's CSS theme wins there too (the dev server adds the app's CSS with a
+// <style> from JS, before the terminal adds its own stylesheet), and a WebMCP call answers.
+test("vite 7 dev server without optimizeDeps.exclude: the pre-bundled package loads its wasm; theme, typing, WebMCP", async ({ page }) => {
   const install = currentInstall("", "bash tests/consumer/run.sh");
   const vite = await startServer("node_modules/.bin/vite", ["--port", "PORT", "--strictPort", "--host", "127.0.0.1"], install);
   try {
@@ -229,6 +255,13 @@ test("vite 7 dev server: the react page draws with the app's theme", async ({ pa
     await page.locator(".wterm").click();
     await page.keyboard.type("dev server");
     await expect.poll(() => screenText(page)).toContain("dev server");
+    // The package was pre-bundled (the case the fallback is for), and the wasm came from the
+    // package's own file.
+    const urls = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+    expect(urls.some((u) => /\/node_modules\/\.vite\/deps\/wterm-wasm_react\.js/.test(u))).toBe(true);
+    expect(urls.some((u) => /\/node_modules\/wterm-wasm\/wterm_wasm_bg\.wasm$/.test(u))).toBe(true);
+    await expect.poll(() => toolNames(page)).toEqual(ALL_TOOLS);
+    expect((await call(page, "read_terminal", { waitFor: "dev server", timeoutMs: 5000 })).text).toContain("dev server");
   } finally {
     await vite.close();
   }

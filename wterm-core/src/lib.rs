@@ -46,5 +46,6 @@ pub use search::{
 };
 pub use terminal::{
     join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LinkId,
-    ShellIntegration, ShellState, Size, Style, StyledRun, Terminal, TextRow, RESYNC_PREFIX,
+    Progress, ProgressState, ShellIntegration, ShellState, Size, Style, StyledRun, Terminal,
+    TextRow, RESYNC_PREFIX,
 };

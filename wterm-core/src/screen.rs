@@ -10,7 +10,7 @@ use crate::cmdlog::CommandLog;
 use crate::grid::{Cell, CellStyle, Clusters, HistoryRow, Row, WIDE, WIDE_CONT};
 use crate::limits::{KITTY_STACK_DEPTH, MAX_LINKS, MAX_LINK_URI_BYTES, MAX_TITLE_BYTES};
 use crate::modes::{CursorShape, CursorStyle, MouseEncoding, MouseTracking};
-use crate::terminal::{DynamicColors, LinkId, ShellIntegration, Size};
+use crate::terminal::{DynamicColors, LinkId, Progress, ShellIntegration, Size};
 use crate::unicode;
 
 /// A character set designated into G0–G3 (`ESC ( F` and friends).
@@ -201,6 +201,10 @@ pub(crate) struct Screen {
     pub bell: bool,
     /// Text the program put on the clipboard (OSC 52) since the last `Effects`.
     pub clipboard: Option<String>,
+    /// The last progress report (`OSC 9 ; 4`); kept by RIS, as the title is.
+    pub progress: Progress,
+    /// A progress report since the last `Effects`.
+    pub progress_changed: Option<Progress>,
     /// A CSI or ESC sequence was dispatched, or an OSC ended by BEL, since `Terminal::feed`
     /// last cleared it: vte is back in ground state (parser bookkeeping, not terminal state).
     pub sequence_ended: bool,
@@ -256,6 +260,8 @@ impl Screen {
             replies: Vec::new(),
             title_changed: false,
             clipboard: None,
+            progress: Progress::default(),
+            progress_changed: None,
             bell: false,
             sequence_ended: false,
         }
@@ -1314,6 +1320,8 @@ impl Screen {
         fresh.replies = core::mem::take(&mut self.replies);
         fresh.bell = self.bell;
         fresh.clipboard = self.clipboard.take();
+        fresh.progress = self.progress;
+        fresh.progress_changed = self.progress_changed.take();
         fresh.dynamic_colors = self.dynamic_colors;
         fresh.sequence_ended = self.sequence_ended;
         fresh.title_changed = self.title_changed;

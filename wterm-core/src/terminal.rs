@@ -179,6 +179,35 @@ impl ShellState {
     }
 }
 
+/// The state of a progress indicator (ConEmu's `OSC 9 ; 4 ; st ; pr ST`, also read by Windows
+/// Terminal; xterm.js's progress addon numbers the states the same way). The discriminant is the
+/// wire number `st`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ProgressState {
+    /// `0`: no progress shown (the indicator is removed).
+    #[default]
+    Remove = 0,
+    /// `1`: normal progress at `value` percent.
+    Set = 1,
+    /// `2`: the task failed (shown in red by Windows Terminal).
+    Error = 2,
+    /// `3`: busy, with no known percentage.
+    Indeterminate = 3,
+    /// `4`: paused, or a warning (shown in yellow).
+    Paused = 4,
+}
+
+/// A progress report (`OSC 9 ; 4 ; st ; pr ST`): the state and the percentage, 0..=100.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Progress {
+    /// What the indicator shows.
+    pub state: ProgressState,
+    /// Percent done, 0..=100 (larger values are clamped to 100). `Remove` sets it to 0;
+    /// `Indeterminate` keeps the previous value, as do `Error` and `Paused` without one (or with
+    /// 0), as xterm.js's progress addon does.
+    pub value: u8,
+}
+
 /// What a [`Terminal::feed`] produced besides the screen change; the caller acts on it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Effects {
@@ -193,6 +222,11 @@ pub struct Effects {
     /// last one when it did so several times in one feed. A query (`?`) is never answered:
     /// output must not read what the user copied.
     pub clipboard: Option<String>,
+    /// The program reported progress (`OSC 9 ; 4 ; st ; pr ST`); the last report when it did so
+    /// several times in one feed (read the current state with [`Terminal::progress`]). Reported
+    /// even when equal to the previous state, as the program sent it. Other `OSC 9` payloads
+    /// (iTerm2's `OSC 9 ; text` notifications, ConEmu's other `9 ; N` commands) are ignored.
+    pub progress: Option<Progress>,
 }
 
 /// One row of text as extracted for reading: the row's text with trailing spaces removed, and
@@ -399,6 +433,7 @@ impl Terminal {
             title_changed: core::mem::replace(&mut s.title_changed, false),
             bell: core::mem::replace(&mut s.bell, false),
             clipboard: s.clipboard.take(),
+            progress: s.progress_changed.take(),
         }
     }
 
@@ -484,6 +519,11 @@ impl Terminal {
     /// The colors OSC 10/11/12 queries are answered with.
     pub fn dynamic_colors(&self) -> DynamicColors {
         self.screen.dynamic_colors
+    }
+
+    /// The last progress the program reported (`OSC 9 ; 4`); `Remove` with 0 until then.
+    pub fn progress(&self) -> Progress {
+        self.screen.progress
     }
 
     /// The window title the program set with OSC 0 or 2, if any.

@@ -2,12 +2,14 @@
 // element, then applies later options to the live terminal instead of re-creating it.
 //
 // Options (the components' props): webmcp, cols, rows, scrollback, onData, onResize, onTitle,
-// onAgent (an agent read or wrote the terminal: {kind, tool, at, source}), links, findBar,
-// onLink(uri, event), onSearch(result), relay ({url, token, session?, onSession?, onExit?, onError?, onStatus?, onTitle?}),
-// autoFocus, onReady(term).
+// onAgent (an agent read or wrote the terminal: {kind, tool, at, source}), onBell, onProgress
+// ({state, value}: OSC 9;4), theme (a preset name, a custom object or null), links, findBar,
+// onLink(uri, event), onSearch(result), relay ({url, token, session?, onSession?, onExit?,
+// onError?, onStatus?, onTitle?}), autoFocus, onReady(term).
 // - webmcp: applied with setWebMCP when its value (not its identity) changes;
+// - theme: applied with setTheme when its value (not its identity) changes;
 // - cols/rows: applied with resize when they change;
-// - onData/onResize/onTitle: the latest functions are called; while onData is unset (and no
+// - onData/onResize/onTitle/onAgent/onBell/onProgress: the latest functions are called; while onData is unset (and no
 //   relay is attached) input is echoed locally, as with a bare WTerm;
 // - relay: attached when set, re-attached when url, token or session change (a session equal
 //   to the one already attached does not re-attach), closed when unset;
@@ -29,6 +31,11 @@ function webmcpKey(v) {
 /** A key for the relay options that choose the connection. */
 function relayKey(url, token, session) {
   return JSON.stringify([String(url), String(token), session == null ? null : String(session)]);
+}
+
+/** A value-based key for the theme option: a preset name, or an object's colours in order. */
+function themeKey(v) {
+  return JSON.stringify(v ?? null);
 }
 
 function webmcpValue(v) {
@@ -54,6 +61,7 @@ export class TerminalController {
     this.relayUrl = null;
     this.relayToken = null;
     this.webmcpKey = webmcpKey(this.options.webmcp);
+    this.themeKey = themeKey(this.options.theme);
     this.size = [this.options.cols, this.options.rows];
     this.dataListening = false;
     this.forwardData = (data) => this.options.onData?.(data);
@@ -74,6 +82,7 @@ export class TerminalController {
       pasteWithCtrlV: o.pasteWithCtrlV,
       screenReaderMode: o.screenReaderMode,
       webmcp: webmcpValue(o.webmcp),
+      theme: o.theme ?? null,
       onResize: (size) => this.options.onResize?.(size),
       onTitle: (title) => this.options.onTitle?.(title),
       onAgent: (activity) => this.options.onAgent?.(activity),
@@ -81,8 +90,11 @@ export class TerminalController {
       findBar: o.findBar,
       onLink: typeof o.onLink === "function" ? (uri, event) => this.options.onLink?.(uri, event) : undefined,
       onSearch: (result) => this.options.onSearch?.(result),
+      onBell: () => this.options.onBell?.(),
+      onProgress: (progress) => this.options.onProgress?.(progress),
     });
     this.webmcpKey = webmcpKey(o.webmcp);
+    this.themeKey = themeKey(o.theme);
     this.size = [o.cols, o.rows];
     await term.init();
     if (this.destroyed) {
@@ -110,6 +122,15 @@ export class TerminalController {
       if (key !== this.webmcpKey) {
         this.webmcpKey = key;
         term.setWebMCP(webmcpValue(o.webmcp));
+      }
+    } catch (e) {
+      report(e);
+    }
+    try {
+      const key = themeKey(o.theme);
+      if (key !== this.themeKey) {
+        this.themeKey = key;
+        term.setTheme(o.theme ?? null);
       }
     } catch (e) {
       report(e);

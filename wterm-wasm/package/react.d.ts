@@ -1,6 +1,9 @@
 // wterm-wasm/react: the terminal as a React component.
 import type { ForwardRefExoticComponent, HTMLAttributes, RefAttributes } from "react";
-import type { WTerm, WTermSize, WTermAgentActivity, WTermSearchResult, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type {
+  WTerm, WTermSize, WTermAgentActivity, WTermSearchResult, WTermWebMCPOptions, WTermProgress,
+  WTermTheme, WTermThemeName,
+} from "./wterm_wasm.js";
 import type { RelayOptions } from "./relay.js";
 
 /** The `relay` prop: `attachToRelay`'s options (see wterm-wasm/relay). */
@@ -17,7 +20,7 @@ export type TerminalRelayProp = RelayOptions;
  * give it a size (for example a height) when `cols`/`rows` are not set, since the terminal
  * then fits the element.
  */
-export interface TerminalProps extends Omit<HTMLAttributes<HTMLDivElement>, "onResize"> {
+export interface TerminalProps extends Omit<HTMLAttributes<HTMLDivElement>, "onResize" | "onProgress"> {
   /** WebMCP tools for this terminal: `true`, `{name?, description?, readOnly?}` or `false` (default). */
   webmcp?: boolean | WTermWebMCPOptions;
   /** Width in columns, an integer 2..1000. Default: fit the element. */
@@ -55,6 +58,17 @@ export interface TerminalProps extends Omit<HTMLAttributes<HTMLDivElement>, "onR
   onLink?: (uri: string, event: MouseEvent) => void;
   /** Each search result (`search`, `findNext`, `findPrevious`, the find bar). */
   onSearch?: (result: WTermSearchResult) => void;
+  /** The program rang the bell (BEL). */
+  onBell?: () => void;
+  /** The program reported progress (`OSC 9 ; 4`): `{state: 0..4, value: 0..100}`. */
+  onProgress?: (progress: WTermProgress) => void;
+  /**
+   * Colours: a preset (`"dark"`, `"light"`, `"solarized-dark"`, `"solarized-light"`), a custom
+   * object (`foreground`, `background`, `cursor`, `selectionBackground`, `black`..`brightWhite`,
+   * each "#RGB" or "#RRGGBB"), or null: the CSS variables decide. Applied live with `setTheme`
+   * when its value changes.
+   */
+  theme?: WTermThemeName | WTermTheme | null;
   /** Attach to a wterm-relay session: a real shell. */
   relay?: TerminalRelayProp;
   /** Focus the terminal once it is ready. */

@@ -1,5 +1,8 @@
 // wterm-wasm/svelte: the terminal as a Svelte action (Svelte 4 and 5).
-import type { WTerm, WTermSize, WTermAgentActivity, WTermSearchResult, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type {
+  WTerm, WTermSize, WTermAgentActivity, WTermSearchResult, WTermWebMCPOptions, WTermProgress,
+  WTermTheme, WTermThemeName,
+} from "./wterm_wasm.js";
 import type { RelayOptions } from "./relay.js";
 
 /**
@@ -48,6 +51,17 @@ export interface TerminalOptions {
   onLink?: (uri: string, event: MouseEvent) => void;
   /** Each search result (`search`, `findNext`, `findPrevious`, the find bar). */
   onSearch?: (result: WTermSearchResult) => void;
+  /** The program rang the bell (BEL). */
+  onBell?: () => void;
+  /** The program reported progress (`OSC 9 ; 4`): `{state: 0..4, value: 0..100}`. */
+  onProgress?: (progress: WTermProgress) => void;
+  /**
+   * Colours: a preset (`"dark"`, `"light"`, `"solarized-dark"`, `"solarized-light"`), a custom
+   * object (`foreground`, `background`, `cursor`, `selectionBackground`, `black`..`brightWhite`,
+   * each "#RGB" or "#RRGGBB"), or null: the CSS variables decide. Applied live with `setTheme`
+   * when its value changes.
+   */
+  theme?: WTermThemeName | WTermTheme | null;
   /** Attach to a wterm-relay session: a real shell. */
   relay?: RelayOptions;
   /** Focus the terminal once it is ready. */

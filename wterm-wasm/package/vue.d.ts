@@ -1,6 +1,9 @@
 // wterm-wasm/vue: the terminal as a Vue 3 component.
 import type { DefineComponent } from "vue";
-import type { WTerm, WTermSize, WTermAgentActivity, WTermSearchResult, WTermWebMCPOptions } from "./wterm_wasm.js";
+import type {
+  WTerm, WTermSize, WTermAgentActivity, WTermSearchResult, WTermWebMCPOptions, WTermProgress,
+  WTermTheme, WTermThemeName,
+} from "./wterm_wasm.js";
 import type { RelayOptions } from "./relay.js";
 
 /**
@@ -53,6 +56,17 @@ export interface TerminalProps {
   onLink?: (uri: string, event: MouseEvent) => void;
   /** Each search result (`search`, `findNext`, `findPrevious`, the find bar). */
   onSearch?: (result: WTermSearchResult) => void;
+  /** `@bell`: the program rang the bell (BEL). */
+  onBell?: () => void;
+  /** `@progress`: the program reported progress (`OSC 9 ; 4`): `{state: 0..4, value: 0..100}`. */
+  onProgress?: (progress: WTermProgress) => void;
+  /**
+   * Colours: a preset (`"dark"`, `"light"`, `"solarized-dark"`, `"solarized-light"`), a custom
+   * object (`foreground`, `background`, `cursor`, `selectionBackground`, `black`..`brightWhite`,
+   * each "#RGB" or "#RRGGBB"), or null: the CSS variables decide. Applied live with `setTheme`
+   * when its value changes.
+   */
+  theme?: WTermThemeName | WTermTheme | null;
   /** `@ready`: called once with the WTerm when it is initialized. */
   onReady?: (term: WTerm) => void;
 }

@@ -15,9 +15,11 @@ export const Terminal = defineComponent({
     screenReaderMode: { type: Boolean, default: true },
     links: { type: [Boolean, Object], default: undefined },
     findBar: { type: Boolean, default: undefined },
+    theme: { type: [String, Object], default: undefined },
     relay: { type: Object, default: undefined },
     autoFocus: { type: Boolean, default: false },
-    // Declared as props (not emits), so that `@data`, `@resize`, `@title`, `@agent`, `@link`, `@search` and `@ready` arrive
+    // Declared as props (not emits), so that `@data`, `@resize`, `@title`, `@agent`, `@bell`,
+    // `@progress`, `@link`, `@search` and `@ready` arrive
     // here and the terminal knows whether anyone listens for data (else it echoes locally).
     onData: { type: Function, default: undefined },
     onResize: { type: Function, default: undefined },
@@ -25,6 +27,8 @@ export const Terminal = defineComponent({
     onAgent: { type: Function, default: undefined },
     onLink: { type: Function, default: undefined },
     onSearch: { type: Function, default: undefined },
+    onBell: { type: Function, default: undefined },
+    onProgress: { type: Function, default: undefined },
     onReady: { type: Function, default: undefined },
   },
   setup(props, { expose }) {
@@ -39,6 +43,7 @@ export const Terminal = defineComponent({
       scrollback: props.scrollback,
       pasteWithCtrlV: props.pasteWithCtrlV,
       screenReaderMode: props.screenReaderMode,
+      theme: props.theme,
       relay: props.relay,
       autoFocus: props.autoFocus,
       onData: props.onData,
@@ -49,6 +54,8 @@ export const Terminal = defineComponent({
       findBar: props.findBar,
       onLink: props.onLink,
       onSearch: props.onSearch,
+      onBell: props.onBell,
+      onProgress: props.onProgress,
       onReady: (t) => {
         term.value = markRaw(t);
         props.onReady?.(t);
@@ -60,7 +67,10 @@ export const Terminal = defineComponent({
     });
     // Deep, so that changing a field of a reactive webmcp or relay object applies too.
     watch(
-      () => [props.webmcp, props.cols, props.rows, props.relay, props.onData, props.onResize, props.onTitle, props.onAgent],
+      () => [
+        props.webmcp, props.cols, props.rows, props.theme, props.relay,
+        props.onData, props.onResize, props.onTitle, props.onAgent, props.onBell, props.onProgress,
+      ],
       () => controller?.update(options()),
       { deep: true },
     );

@@ -12,6 +12,9 @@ pub(crate) const STYLE_ID: &str = "wterm-style";
 /// hidden input. Fonts: `--wterm-font-family` (the terminal font) then `--wterm-font-fallback`
 /// (emoji and CJK fonts tried, in order, for characters the terminal font lacks).
 ///
+/// A `theme` (theme.rs) sets the same variables inline on the terminal element, which beats
+/// these rules and the page's.
+///
 /// The theme's defaults sit on `:where(:root)`: zero specificity, on the document's root, so an
 /// app's own rule wins however its CSS is ordered against this sheet (which is added when the
 /// first terminal starts, after the app's CSS): one on `.wterm`, on the host element or any
@@ -24,7 +27,7 @@ pub(crate) const STYLE_ID: &str = "wterm-style";
 /// the current view offset into it. Every span is exactly `--n` cells wide and every wide
 /// character sits in a two-cell box, so columns stay aligned whatever the fallback fonts
 /// measure.
-const STYLE_CSS: &str = concat!(
+pub(crate) const STYLE_CSS: &str = concat!(
     ":where(:root){",
     "--wterm-bg:#1e1e1e;--wterm-fg:#d4d4d4;",
     "--wterm-c0:#000000;--wterm-c1:#cd0000;--wterm-c2:#00cd00;--wterm-c3:#cdcd00;",
@@ -80,7 +83,10 @@ const STYLE_CSS: &str = concat!(
     "width:calc(var(--wterm-cell-w)*var(--cn,1));height:var(--wterm-cell-h);",
     "line-height:var(--wterm-cell-h)}",
     ".wterm:not(.wterm-focus) .wterm-cursor{background:transparent!important;",
-    "color:transparent!important;outline:1px solid var(--wterm-fg);outline-offset:-1px}",
+    "color:transparent!important;outline:1px solid var(--wterm-cursor,var(--wterm-fg));outline-offset:-1px}",
+    // `--wterm-cursor` and `--wterm-selection` have no default: without them the cursor block
+    // takes the colour of the text under it and the selection the browser's own (`Highlight`).
+    ".wterm-row ::selection{background-color:var(--wterm-selection,Highlight)}",
     ".wterm-input{position:absolute;left:calc(var(--wterm-cell-w)*var(--cx,0));",
     "top:calc(var(--wterm-cell-h)*var(--cy,0));width:1px;height:var(--wterm-cell-h);",
     "margin:0;padding:0;border:0;outline:none;resize:none;overflow:hidden;opacity:0;",

@@ -99,20 +99,28 @@ pub(crate) struct Callbacks {
     pub(crate) title: Listeners,
     /// `"agent"` listeners: an agent read or wrote the terminal ([`agent_event`]).
     pub(crate) agent: Listeners,
+    /// `onBell()` and `"bell"` listeners: the program rang the bell (BEL).
+    pub(crate) bell: Listeners,
+    /// `onProgress({state, value})` and `"progress"` listeners: `OSC 9 ; 4` ([`progress_event`]).
+    pub(crate) progress: Listeners,
 }
 
 impl Callbacks {
     /// The listeners for an event name of `addListener`/`removeListener`.
     ///
-    /// Errors: `"type must be \"data\", \"resize\", \"title\" or \"agent\"; got {value}"`.
+    /// Errors: `"type must be \"data\", \"resize\", \"title\", \"agent\", \"bell\" or
+    /// \"progress\"; got {value}"`.
     pub(crate) fn of_type(&mut self, kind: &JsValue) -> Result<&mut Listeners, JsError> {
         match kind.as_string().as_deref() {
             Some("data") => Ok(&mut self.data),
             Some("resize") => Ok(&mut self.resize),
             Some("title") => Ok(&mut self.title),
             Some("agent") => Ok(&mut self.agent),
+            Some("bell") => Ok(&mut self.bell),
+            Some("progress") => Ok(&mut self.progress),
             _ => Err(JsError::new(&format!(
-                "type must be \"data\", \"resize\", \"title\" or \"agent\"; got {}",
+                "type must be \"data\", \"resize\", \"title\", \"agent\", \"bell\" or \
+                 \"progress\"; got {}",
                 describe(kind)
             ))),
         }
@@ -127,6 +135,16 @@ pub(crate) fn agent_event(kind: &str, tool: &str, at: f64, source: &str) -> JsVa
     set(&o, "tool", tool);
     set(&o, "at", at);
     set(&o, "source", source);
+    o.into()
+}
+
+/// The argument of a `"progress"` listener (`WTermProgress`): `{state, value}`, `state` the
+/// `OSC 9 ; 4` state number 0..4 (0 remove, 1 set, 2 error, 3 indeterminate, 4 paused) as
+/// xterm.js's progress addon gives it, `value` the percentage 0..100.
+pub(crate) fn progress_event(p: wterm_core::Progress) -> JsValue {
+    let o = Object::new();
+    set(&o, "state", p.state as u8);
+    set(&o, "value", p.value);
     o.into()
 }
 
@@ -146,6 +164,8 @@ pub(crate) struct Options {
     /// `screenReaderMode`: new output is announced in a live region; `None` means the
     /// default (on).
     pub(crate) screen_reader_mode: Option<bool>,
+    /// The `theme` option; `None`: the CSS variables decide.
+    pub(crate) theme: Option<crate::theme::Theme>,
     /// The callbacks.
     pub(crate) callbacks: Callbacks,
 }
@@ -492,7 +512,8 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
     if !is_plain_object(v) {
         return Err(JsError::new(&format!(
             "options must be an object {{cols?, rows?, scrollback?, webmcp?, pasteWithCtrlV?, \
-             screenReaderMode?, onData?, onResize?, onTitle?, onAgent?}}; got {}",
+             screenReaderMode?, theme?, links?, findBar?, onData?, onResize?, onTitle?, onAgent?, \
+             onBell?, onProgress?, onLink?, onSearch?}}; got {}",
             describe(v)
         )));
     }
@@ -510,11 +531,14 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Options, JsError> {
         webmcp: webmcp_arg(&get("webmcp")?, "webmcp")?,
         paste_with_ctrl_v: opt_bool(&get("pasteWithCtrlV")?, "pasteWithCtrlV")?.unwrap_or(false),
         screen_reader_mode: opt_bool(&get("screenReaderMode")?, "screenReaderMode")?,
+        theme: crate::theme::Theme::parse(&get("theme")?, "theme")?,
         callbacks: Callbacks {
             data: Listeners::from_option(opt_function(&get("onData")?, "onData")?),
             resize: Listeners::from_option(opt_function(&get("onResize")?, "onResize")?),
             title: Listeners::from_option(opt_function(&get("onTitle")?, "onTitle")?),
             agent: Listeners::from_option(opt_function(&get("onAgent")?, "onAgent")?),
+            bell: Listeners::from_option(opt_function(&get("onBell")?, "onBell")?),
+            progress: Listeners::from_option(opt_function(&get("onProgress")?, "onProgress")?),
         },
     })
 }

@@ -11,6 +11,7 @@
 //!   preview at the cursor; `touch`: swipe, momentum, long-press selection and its handles.
 //! - `mouse`: mouse reporting to programs that track the mouse.
 //! - `a11y`: the screen-reader live region announcing new output.
+//! - `theme`: the `theme` option and `setTheme` (presets, custom colours) as CSS variables.
 //! - `webmcp`: the four WebMCP tools, registered once per page for all terminals with WebMCP
 //!   on; `limits`: every limit of the tools.
 //! - `find`: search, its highlights, plain-text links, the find bar's loader; `export`:
@@ -36,6 +37,7 @@ mod mouse;
 mod render;
 mod term;
 mod touch;
+mod theme;
 mod view;
 mod webmcp;
 
@@ -52,7 +54,7 @@ use crate::js::{absent, cols_arg, data_arg, describe, parse_options, rows_arg, O
 use crate::term::{busy, focus_element, Inner, Shared};
 
 #[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
+const TS_TYPES: &'static str = r##"
 /** A terminal size in cells. */
 export interface WTermSize {
   /** Width in columns. */
@@ -83,6 +85,30 @@ export interface WTermWebMCPOptions {
   exposedTo?: string[];
 }
 
+/** The named colour presets of `theme` / `setTheme`. */
+export type WTermThemeName = "dark" | "light" | "solarized-dark" | "solarized-light";
+
+/**
+ * A custom theme: any of these colours, each "#RGB" or "#RRGGBB" (`selectionBackground` also
+ * "#RRGGBBAA"). A colour left out comes from the page's CSS variables (by default the "dark"
+ * preset's). The names are xterm.js's `ITheme`'s.
+ */
+export interface WTermTheme {
+  foreground?: string; background?: string; cursor?: string; selectionBackground?: string;
+  black?: string; red?: string; green?: string; yellow?: string;
+  blue?: string; magenta?: string; cyan?: string; white?: string;
+  brightBlack?: string; brightRed?: string; brightGreen?: string; brightYellow?: string;
+  brightBlue?: string; brightMagenta?: string; brightCyan?: string; brightWhite?: string;
+}
+
+/** A progress report (`OSC 9 ; 4 ; state ; value`), as xterm.js's progress addon gives it. */
+export interface WTermProgress {
+  /** 0 remove (no progress shown), 1 set (normal), 2 error, 3 indeterminate, 4 paused. */
+  state: 0 | 1 | 2 | 3 | 4;
+  /** Percent, 0..100. Kept from the last report by 3, and by 2 and 4 when they give none. */
+  value: number;
+}
+
 /** Options of `new WTerm(element, options)`. */
 export interface WTermOptions {
   /** Initial width in columns, an integer 2..1000. Default: fit the element. */
@@ -105,6 +131,12 @@ export interface WTermOptions {
    */
   screenReaderMode?: boolean;
   /**
+   * Colours: a preset name, a custom object, or null (the default): the CSS variables
+   * (`--wterm-fg`, `--wterm-bg`, `--wterm-c0`..`--wterm-c15`, ...) decide. A theme's colours win
+   * over the page's CSS variables. Change it later with `setTheme`.
+   */
+  theme?: WTermThemeName | WTermTheme | null;
+  /**
    * Everything the terminal sends to the program: keystrokes, pastes, replies to queries,
    * agent input. Without it, input is echoed locally.
    */
@@ -115,6 +147,10 @@ export interface WTermOptions {
   onTitle?: (title: string) => void;
   /** Called when an agent reads or writes the terminal (WebMCP tools; the relay's MCP clients). */
   onAgent?: (activity: WTermAgentActivity) => void;
+  /** Called when the program rings the bell (BEL, 0x07; not the BEL that ends an OSC). */
+  onBell?: () => void;
+  /** Called on each progress report of the program (`OSC 9 ; 4 ; state ; value`). */
+  onProgress?: (progress: WTermProgress) => void;
   /**
    * Plain-text links: `http://` and `https://` URLs (default, `true`), or the matches of your
    * own `pattern`; underlined under the pointer, opened by Ctrl+click (Cmd+click) in a new tab
@@ -175,6 +211,10 @@ export interface WTermEventMap {
   agent: WTermAgentActivity;
   /** What `onSearch` gets: the result of a search. */
   search: WTermSearchResult;
+  /** What `onBell` gets: nothing; the program rang the bell. */
+  bell: undefined;
+  /** What `onProgress` gets: the progress the program reported. */
+  progress: WTermProgress;
 }
 
 /** One agent call on a terminal, as the `agent` listeners get it. */
@@ -192,7 +232,8 @@ export interface WTermAgentActivity {
 
 export interface WTerm {
   /**
-   * Adds a listener called after the option's callback (`onData`, `onResize`, `onTitle`, `onAgent`) and
+   * Adds a listener called after the option's callback (`onData`, `onResize`, `onTitle`,
+   * `onAgent`, `onBell`, `onProgress`) and
    * the listeners added before it. Adding the same function twice adds it once. While any
    * `data` listener is added, input is not echoed locally (as with `onData`).
    */
@@ -200,7 +241,7 @@ export interface WTerm {
   /** Removes a listener added with `addListener`; the options' callbacks stay. */
   removeListener<K extends keyof WTermEventMap>(type: K, listener: (arg: WTermEventMap[K]) => void): void;
 }
-"#;
+"##;
 
 #[wasm_bindgen]
 extern "C" {
@@ -276,6 +317,7 @@ impl WTerm {
         inner.paste_with_ctrl_v = opts.paste_with_ctrl_v;
         inner.screen_reader = opts.screen_reader_mode.unwrap_or(true);
         inner.find = find;
+        inner.theme = opts.theme;
         Ok(WTerm {
             shared: Rc::new(RefCell::new(inner)),
         })
@@ -404,9 +446,34 @@ impl WTerm {
         Ok(())
     }
 
+    /// `setTheme(theme)`: changes the colours live (screen, history, selection and cursor
+    /// stay): a preset name (`"dark"`, `"light"`, `"solarized-dark"`, `"solarized-light"`), a
+    /// custom object (xterm.js's `ITheme` names: `foreground`, `background`, `cursor`,
+    /// `selectionBackground`, `black` .. `brightWhite`; each `#RGB` or `#RRGGBB`, the selection
+    /// also `#RRGGBBAA`), or `null` to leave the colours to the page's CSS variables again. A
+    /// theme's colours win over the CSS variables; those it leaves out come from them. OSC
+    /// 10/11/12 queries are answered with the new colours. Before `init()` it is kept for
+    /// then; after `destroy()` it does nothing.
+    ///
+    /// Throws, changing nothing, when `theme` is none of those, naming the bad field and the
+    /// accepted forms.
+    #[wasm_bindgen(js_name = setTheme)]
+    pub fn set_theme(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "WTermThemeName | WTermTheme | null")] theme: JsValue,
+    ) -> Result<(), JsError> {
+        let theme = theme::Theme::parse(&theme, "theme")?;
+        let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
+        if inner.lifecycle != term::Lifecycle::Destroyed {
+            inner.set_theme(theme);
+        }
+        Ok(())
+    }
+
     /// `addListener(type, listener)`: calls `listener` on each `"data"` (a string for the
-    /// program), `"resize"` (`{cols, rows}`), `"title"` (a string) or `"agent"`
-    /// (`{kind, tool, at, source}`: an agent read or wrote the terminal) event, after the
+    /// program), `"resize"` (`{cols, rows}`), `"title"` (a string), `"agent"`
+    /// (`{kind, tool, at, source}`: an agent read or wrote the terminal), `"bell"` (no
+    /// argument) or `"progress"` (`{state, value}`: `OSC 9 ; 4`) event, after the
     /// options' callback and the listeners added earlier. Adding a listener twice adds it once.
     /// While a `"data"` listener is added, input is not echoed locally, as with `onData`. An
     /// event already being delivered when a listener is added or removed may still skip or
@@ -445,7 +512,8 @@ impl WTerm {
     /// `removeListener(type, listener)`: undoes `addListener`. Removing a function that was
     /// not added does nothing; the options' callbacks cannot be removed.
     ///
-    /// Throws when `type` is not `"data"`, `"resize"`, `"title"` or `"agent"`.
+    /// Throws when `type` is not `"data"`, `"resize"`, `"title"`, `"agent"`, `"bell"` or
+    /// `"progress"`.
     #[wasm_bindgen(js_name = removeListener, skip_typescript)]
     pub fn remove_listener(
         &self,

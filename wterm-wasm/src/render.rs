@@ -218,7 +218,11 @@ impl Renderer {
             shown: cursor.visible && row < usize::from(size.rows),
             text,
             fg: bg.unwrap_or_else(|| "var(--wterm-bg)".into()),
-            bg: fg.unwrap_or_else(|| "var(--wterm-fg)".into()),
+            // The theme's cursor colour when it has one (`--wterm-cursor`), else the text's.
+            bg: format!(
+                "var(--wterm-cursor,{})",
+                fg.as_deref().unwrap_or("var(--wterm-fg)")
+            ),
             class,
         };
         if self.cursor.as_ref() == Some(&view) {

@@ -19,6 +19,7 @@ use crate::js::{bytes_to_string, size_object, Callbacks, Outbox, WebMcpConfig};
 use crate::limits::{
     FRAME_COST_FACTOR, MAX_FRAME_PACE_MS, PACED_FRAME_MIN_MS, SYNC_OUTPUT_TIMEOUT_MS,
 };
+use crate::theme::Theme;
 use crate::view::Dom;
 use crate::webmcp;
 
@@ -103,6 +104,8 @@ pub(crate) struct Inner {
     pub(crate) paste_with_ctrl_v: bool,
     /// New output is announced to screen readers (a11y.rs): the `screenReaderMode` option.
     pub(crate) screen_reader: bool,
+    /// The `theme` option or the last `setTheme`; `None`: the CSS variables decide.
+    pub(crate) theme: Option<Theme>,
     /// Output was parsed since the last animation frame.
     output_since_frame: bool,
     /// While output keeps arriving, frames before this time (`performance.now()` ms) are
@@ -144,6 +147,7 @@ impl Inner {
             answer_queries: true,
             paste_with_ctrl_v: false,
             screen_reader: true,
+            theme: None,
             output_since_frame: false,
             paced_until: 0.0,
             find: crate::find::Find::default(),
@@ -193,8 +197,28 @@ impl Inner {
         if let Some(text) = fx.clipboard {
             write_clipboard(text);
         }
+        if fx.bell {
+            self.callbacks.bell.queue(&mut out, JsValue::UNDEFINED);
+        }
+        if let Some(progress) = fx.progress {
+            let event = crate::js::progress_event(progress);
+            self.callbacks.progress.queue(&mut out, event);
+        }
         self.schedule_frame();
         out
+    }
+
+    /// Applies `theme` (already validated) to the terminal element, or removes the theme with
+    /// `None`, and answers OSC 10/11/12 with the colours now drawn. Before `init()` it is kept
+    /// and applied then.
+    pub(crate) fn set_theme(&mut self, theme: Option<Theme>) {
+        self.theme = theme;
+        if let Some(dom) = self.dom.as_ref() {
+            crate::theme::apply(&dom.root, self.theme.as_ref());
+            if let Some(colors) = dom.theme_colors() {
+                self.term.set_dynamic_colors(colors);
+            }
+        }
     }
 
     /// Resizes the terminal (clamped by the core); the resize callbacks hear of a real change.
@@ -391,6 +415,7 @@ pub(crate) async fn init(shared: Shared) -> Result<(), JsValue> {
             Lifecycle::New => {}
         }
         let dom = Dom::build(&inner.host)?;
+        crate::theme::apply(&dom.root, inner.theme.as_ref());
         inner.dom = Some(dom);
         inner.lifecycle = Lifecycle::Initializing;
     }

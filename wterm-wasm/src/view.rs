@@ -280,17 +280,22 @@ impl Dom {
     }
 
     /// The theme as drawn, for OSC 10/11/12 replies: the computed `color` and
-    /// `background-color` of the terminal element (so a page's own `--wterm-fg`/`--wterm-bg`
-    /// count), the cursor in the foreground color. `None` when the browser gives a color that
-    /// is not `rgb(R, G, B)` / `rgba(R, G, B, A)` with whole components.
+    /// `background-color` of the terminal element (so a `theme` and a page's own
+    /// `--wterm-fg`/`--wterm-bg` count), the cursor in `--wterm-cursor` when that is a hex
+    /// colour (a theme always writes one), else in the foreground color. `None` when the browser
+    /// gives a color that is not `rgb(R, G, B)` / `rgba(R, G, B, A)` with whole components.
     pub(crate) fn theme_colors(&self) -> Option<DynamicColors> {
         let style = web_sys::window()?.get_computed_style(&self.root).ok()??;
         let fg = css_rgb(&style.get_property_value("color").ok()?)?;
         let bg = css_rgb(&style.get_property_value("background-color").ok()?)?;
+        let cursor = style
+            .get_property_value("--wterm-cursor")
+            .ok()
+            .and_then(|c| crate::theme::hex_rgb(&c));
         Some(DynamicColors {
             foreground: fg,
             background: bg,
-            cursor: fg,
+            cursor: cursor.unwrap_or(fg),
         })
     }
 

@@ -246,7 +246,8 @@ async fn a_data_listener_stops_local_echo_until_removed() {
     let (f, _) = recorder();
     assert_eq!(
         message(t.add_listener("input".into(), f)),
-        "type must be \"data\", \"resize\", \"title\" or \"agent\"; got \"input\""
+        "type must be \"data\", \"resize\", \"title\", \"agent\", \"bell\" or \"progress\"; \
+         got \"input\""
     );
 
     // "agent": reportAgent (the relay client's route for MCP clients) reaches the listeners

@@ -1,6 +1,6 @@
 // One Vite 7 app, four pages: the package used from plain JS, React, Vue and Svelte, each with
-// the framework's standard Vite plugin. `vite build` needs no wterm-wasm setting; the dev
-// server needs optimizeDeps.exclude (kept here as the package README says, so `vite` works too).
+// the framework's standard Vite plugin. No wterm-wasm setting: neither `vite build` nor the dev
+// server (which pre-bundles the package; its glue then finds the wasm in node_modules) needs one.
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
@@ -12,7 +12,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 export default defineConfig({
   plugins: [react(), vue(), svelte()],
-  optimizeDeps: { exclude: ["wterm-wasm"] },
   build: {
     outDir: process.env.CONSUMER_OUT_DIR ?? "dist",
     emptyOutDir: true,

@@ -736,3 +736,47 @@ fn snapshot_keeps_margins_reverse_wrap_and_a_pending_wrap_off_the_edge() {
         assert_eq!(a.replies, b.replies, "{setup:?}");
     }
 }
+
+#[test]
+fn bel_rings_but_a_bel_ending_an_osc_does_not() {
+    let mut t = term(3, 10);
+    assert!(!t.feed(b"\x1b]0;title\x07").bell);
+    assert!(!t.feed(b"\x1b]9;4;1;5\x07").bell);
+    assert!(t.feed(b"a\x07b").bell);
+    assert!(!t.feed(b"c").bell, "reported once");
+    assert_eq!(t.screen_text(), "abc");
+}
+
+#[test]
+fn osc9_4_progress_reaches_effects_once_and_stays_readable() {
+    use crate::{Progress, ProgressState};
+    let mut t = term(3, 10);
+    assert_eq!(t.progress(), Progress::default());
+    // Split across feeds, ST-terminated.
+    assert_eq!(t.feed(b"\x1b]9;4;1;4").progress, None);
+    let fx = t.feed(b"2\x1b\\x");
+    let at42 = Progress {
+        state: ProgressState::Set,
+        value: 42,
+    };
+    assert_eq!(fx.progress, Some(at42));
+    assert_eq!(t.feed(b"y").progress, None, "reported once");
+    assert_eq!(t.progress(), at42);
+    // The last of several in one feed; a repeated report is reported again.
+    let fx = t.feed(b"\x1b]9;4;1;10\x07\x1b]9;4;2\x07");
+    assert_eq!(
+        fx.progress,
+        Some(Progress {
+            state: ProgressState::Error,
+            value: 10
+        })
+    );
+    assert!(t.feed(b"\x1b]9;4;2\x07").progress.is_some());
+    // A notification (iTerm2 OSC 9) and a faulty report change nothing.
+    assert_eq!(t.feed(b"\x1b]9;4 builds done\x07").progress, None);
+    assert_eq!(t.feed(b"\x1b]9;4;7;1\x07").progress, None);
+    assert_eq!(t.progress().state, ProgressState::Error);
+    let fx = t.feed(b"\x1b]9;4;0\x07");
+    assert_eq!(fx.progress, Some(Progress::default()));
+    assert_eq!(t.screen_text(), "xy");
+}

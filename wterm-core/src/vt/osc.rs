@@ -1,8 +1,9 @@
-//! OSC payload decoding: OSC 7 (working directory), OSC 52 (clipboard), OSC 133 and 633 (shell
-//! integration), and the numbers of wterm's private wrap mark and command-log records.
+//! OSC payload decoding: OSC 7 (working directory), OSC 9;4 (progress), OSC 52 (clipboard),
+//! OSC 133 and 633 (shell integration), and the numbers of wterm's private wrap mark and
+//! command-log records.
 
 use crate::limits::{MAX_CWD_BYTES, MAX_OSC_BYTES};
-use crate::terminal::{ShellIntegration, ShellState};
+use crate::terminal::{Progress, ProgressState, ShellIntegration, ShellState};
 
 /// `OSC 7710 ST`, private to wterm: marks the cursor row as soft-wrapped (its line continues on
 /// the next row), as printing past its last column would. [`crate::Terminal::snapshot`] writes it
@@ -61,6 +62,51 @@ fn percent_decode(s: &[u8]) -> Vec<u8> {
         i += 1;
     }
     out
+}
+
+/// A decimal number of ASCII digits only, saturating; `Some(0)` for an empty one (xterm.js's
+/// progress addon reads an absent `st` or `pr` as 0); `None` for any other byte.
+fn decimal(s: &[u8]) -> Option<u32> {
+    let mut v = 0u32;
+    for &b in s {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v.saturating_mul(10).saturating_add(u32::from(b - b'0'));
+    }
+    Some(v)
+}
+
+/// Decodes ConEmu's progress report, `9 ; 4 ; st [; pr]` (ConEmu "ANSI escape codes", OSC 9;4;
+/// Windows Terminal reads the same), given the `previous` state. `st`: 0 remove (value 0),
+/// 1 set to `pr`, 2 error and 4 paused (`pr`, or the previous value when `pr` is absent or 0),
+/// 3 indeterminate (keeps the previous value); `pr` is clamped to 100. These are the rules of
+/// xterm.js's progress addon. `Some(None)`: the payload is a progress report (`9;4;...`) but
+/// faulty (a byte other than a digit, an unknown state, more parameters) and changes nothing;
+/// `None`: not a progress report at all (`9 ; text` is an iTerm2 notification).
+pub(crate) fn decode_progress(params: &[&[u8]], previous: Progress) -> Option<Option<Progress>> {
+    let [_, b"4", st, rest @ ..] = params else {
+        return None;
+    };
+    let pr = match rest {
+        [] => Some(0),
+        [pr] => decimal(pr),
+        _ => None,
+    };
+    let (Some(st), Some(pr)) = (decimal(st), pr) else {
+        return Some(None);
+    };
+    let pr = pr.min(100) as u8;
+    let kept = |v: u8| if v == 0 { previous.value } else { v };
+    let (state, value) = match st {
+        0 => (ProgressState::Remove, 0),
+        1 => (ProgressState::Set, pr),
+        2 => (ProgressState::Error, kept(pr)),
+        3 => (ProgressState::Indeterminate, previous.value),
+        4 => (ProgressState::Paused, kept(pr)),
+        _ => return Some(None),
+    };
+    Some(Some(Progress { state, value }))
 }
 
 /// Decodes an OSC 52 clipboard write, `52 ; Pc ; Pd` (xterm ctlseqs, "Manipulate Selection
@@ -325,6 +371,66 @@ mod tests {
         assert_eq!(decode_osc7(b"file://host/x%2").as_deref(), Some("/x%2"));
         assert_eq!(decode_osc7(b"http://host/x"), None);
         assert_eq!(decode_osc7(b"file://hostonly"), None);
+    }
+
+    #[test]
+    fn osc9_4_progress_follows_conemu_and_xtermjs() {
+        let p = |state, value| Progress { state, value };
+        let at40 = p(ProgressState::Set, 40);
+        let d = |params: &[&[u8]]| decode_progress(params, at40);
+        assert_eq!(
+            d(&[b"9", b"4", b"1", b"75"]),
+            Some(Some(p(ProgressState::Set, 75)))
+        );
+        assert_eq!(
+            d(&[b"9", b"4", b"1", b"250"]),
+            Some(Some(p(ProgressState::Set, 100)))
+        );
+        assert_eq!(d(&[b"9", b"4", b"1"]), Some(Some(p(ProgressState::Set, 0))));
+        assert_eq!(
+            d(&[b"9", b"4", b"0", b"50"]),
+            Some(Some(p(ProgressState::Remove, 0)))
+        );
+        assert_eq!(
+            d(&[b"9", b"4", b""]),
+            Some(Some(p(ProgressState::Remove, 0)))
+        );
+        // Error and paused keep the previous value unless given one; indeterminate always does.
+        assert_eq!(
+            d(&[b"9", b"4", b"2"]),
+            Some(Some(p(ProgressState::Error, 40)))
+        );
+        assert_eq!(
+            d(&[b"9", b"4", b"2", b"0"]),
+            Some(Some(p(ProgressState::Error, 40)))
+        );
+        assert_eq!(
+            d(&[b"9", b"4", b"4", b"7"]),
+            Some(Some(p(ProgressState::Paused, 7)))
+        );
+        assert_eq!(
+            d(&[b"9", b"4", b"3", b"90"]),
+            Some(Some(p(ProgressState::Indeterminate, 40)))
+        );
+        assert_eq!(
+            d(&[b"9", b"4", b"1", b"99999999999999999999"]),
+            Some(Some(p(ProgressState::Set, 100)))
+        );
+        // Faulty progress reports change nothing.
+        for bad in [
+            &[&b"9"[..], b"4", b"5", b"1"][..],
+            &[b"9", b"4", b"1", b"-1"],
+            &[b"9", b"4", b"1", b" 5"],
+            &[b"9", b"4", b"x"],
+            &[b"9", b"4", b"1", b"5", b"6"],
+        ] {
+            assert_eq!(d(bad), Some(None), "{bad:?}");
+        }
+        // iTerm2 notifications and ConEmu's other OSC 9 commands are not progress.
+        assert_eq!(d(&[b"9", b"build done"]), None);
+        assert_eq!(d(&[b"9", b"4"]), None);
+        assert_eq!(d(&[b"9", b"9", b"/tmp"]), None);
+        assert_eq!(d(&[b"9"]), None);
     }
 
     #[test]

@@ -254,6 +254,12 @@ impl Perform for Screen {
             Some(&n @ (b"10" | b"11" | b"12")) => {
                 self.query_dynamic_colors(n, &params[1..], bell_terminated)
             }
+            Some(&b"9") => {
+                if let Some(Some(progress)) = osc::decode_progress(params, self.progress) {
+                    self.progress = progress;
+                    self.progress_changed = Some(progress);
+                }
+            }
             Some(&b"52") => {
                 if let Some(text) = osc::decode_osc52(params) {
                     self.clipboard = Some(text);

@@ -16,8 +16,16 @@ async function main() {
   });
   await term.init();
   app.term = () => term;
+  const listeners = {};
   app.setProps = (p) => {
     if ("webmcp" in p) term.setWebMCP(p.webmcp);
+    if ("theme" in p) term.setTheme(p.theme);
+    for (const [prop, type] of [["onBell", "bell"], ["onProgress", "progress"]]) {
+      if (!(prop in p)) continue;
+      if (listeners[type]) term.removeListener(type, listeners[type]);
+      listeners[type] = p[prop];
+      if (p[prop]) term.addListener(type, p[prop]);
+    }
     if (p.cols != null || p.rows != null) term.resize(p.cols ?? term.cols, p.rows ?? term.rows);
   };
   if (relayMode) attachToRelay(term, relayProp());

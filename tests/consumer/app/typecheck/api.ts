@@ -1,6 +1,9 @@
 // Type-checks the package's declarations as an app sees them (tsc -p typecheck, strict, with
 // skipLibCheck off so the .d.ts files themselves are checked too). Never run.
-import init, { WTerm, type WTermAgentActivity, type WTermOptions, type WTermSize, type WTermWebMCPOptions } from "wterm-wasm";
+import init, {
+  WTerm, type WTermAgentActivity, type WTermOptions, type WTermProgress, type WTermSize, type WTermTheme,
+  type WTermWebMCPOptions,
+} from "wterm-wasm";
 import { attachToRelay, RelayError, type RelayConnection, type RelayStatus } from "wterm-wasm/relay";
 import { terminal, type TerminalOptions } from "wterm-wasm/svelte";
 import { Terminal as VueTerminal, type TerminalProps as VueProps } from "wterm-wasm/vue";
@@ -19,6 +22,9 @@ export async function vanilla(el: HTMLElement): Promise<void> {
     onResize: ({ cols, rows }: WTermSize) => void (cols + rows),
     onTitle: (t: string) => void t.length,
     onAgent: (a: WTermAgentActivity) => void (a.kind === "read" && a.source === "relay" && a.at + a.tool.length),
+    theme: "solarized-dark",
+    onBell: () => {},
+    onProgress: (p: WTermProgress) => void (p.state === 4 && p.value + 1),
   };
   const term = new WTerm(el, options);
   await term.init();
@@ -44,6 +50,16 @@ export async function vanilla(el: HTMLElement): Promise<void> {
   term.reportAgent({ kind: "look", tool: "x" });
   // @ts-expect-error an agent listener gets an activity, not a string
   term.addListener("agent", (a: string) => void a);
+  term.addListener("bell", () => {});
+  term.addListener("progress", (p) => void (p.state === 1 && p.value.toFixed()));
+  const custom: WTermTheme = { background: "#000", selectionBackground: "#ffffff40", brightWhite: "#fff" };
+  term.setTheme(custom);
+  term.setTheme("light");
+  term.setTheme(null);
+  // @ts-expect-error not a preset
+  term.setTheme("monokai");
+  // @ts-expect-error not a field of a theme
+  term.setTheme({ forground: "#fff" });
   term.removeListener("data", onData);
   // @ts-expect-error not an event name
   term.addListener("input", () => {});

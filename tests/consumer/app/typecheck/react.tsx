@@ -18,6 +18,9 @@ export function Shell(props: { token: string; readOnly: boolean }) {
       onResize={({ cols, rows }) => void (cols * rows)}
       onTitle={(t) => (document.title = t)}
       onAgent={(a) => void (a.kind === "write" && a.source === "relay" && a.tool)}
+      theme={{ background: "#101820", cursor: "#ffb000" }}
+      onBell={() => void 0}
+      onProgress={(p) => void (p.state === 2 && p.value)}
       onReady={(t) => t.focus()}
       autoFocus
     />
@@ -26,3 +29,6 @@ export function Shell(props: { token: string; readOnly: boolean }) {
 
 // @ts-expect-error webmcp takes a boolean or an options object
 export const bad = <Terminal webmcp="yes" />;
+
+// @ts-expect-error not a preset
+export const badTheme = <Terminal theme="monokai" />;
