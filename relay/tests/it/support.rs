@@ -171,6 +171,14 @@ impl Relay {
             .unwrap()
     }
 
+    /// Waits for the relay to exit (after a signal sent some other way).
+    pub async fn wait_exit(&mut self) -> std::process::ExitStatus {
+        tokio::time::timeout(WAIT, self.child.wait())
+            .await
+            .expect("relay exits")
+            .unwrap()
+    }
+
     /// `METHOD path` with the page token.
     pub async fn get(&self, path: &str) -> HttpResponse {
         http(
