@@ -56,7 +56,10 @@ enum Command {
     /// Hold one session's PTY and program for the relay (started by the relay itself; reads
     /// its orders on stdin).
     #[command(hide = true)]
-    Hold,
+    Hold {
+        /// The socket it serves (informational: `ps` shows it; the orders come on stdin).
+        socket: Option<PathBuf>,
+    },
     /// Print the shell integration script for SHELL, for a shell the relay does not start
     /// (source it from the shell's startup file; see the README).
     ShellIntegration {
@@ -155,7 +158,7 @@ impl Cli {
             Some(Command::Mcp(args)) => Action::Mcp(args),
             Some(Command::McpConfig(args)) => Action::McpConfig(args),
             Some(Command::ShellIntegration { shell }) => Action::ShellIntegration(shell),
-            Some(Command::Hold) => Action::Hold,
+            Some(Command::Hold { .. }) => Action::Hold,
             Some(Command::Audit {
                 command: AuditCommand::Verify(args),
             }) => Action::AuditVerify(args),

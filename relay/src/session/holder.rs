@@ -754,6 +754,8 @@ pub struct Link {
     pub integration: super::Integration,
     /// The holder's socket path.
     pub path: PathBuf,
+    /// The holder's [`BUILD_ID`].
+    pub build: String,
 }
 
 /// The state a holder kept: see [`Link::rebuild`].
@@ -843,7 +845,9 @@ pub fn spawn(
         integration: encode_integration(integration),
     };
     let mut cmd = std::process::Command::new(exe);
+    // The socket's path in argv: `ps` then says which session a holder keeps.
     cmd.arg("hold")
+        .arg(&socket)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null());
@@ -1141,6 +1145,7 @@ fn relay_side(
         label: hello.label,
         integration: decode_integration(&hello.integration),
         path,
+        build: hello.build,
     };
     Ok(Pty {
         master: Master::Held(master),

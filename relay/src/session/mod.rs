@@ -456,6 +456,11 @@ impl Session {
         (session, pump)
     }
 
+    /// The build of the holder process that keeps this session's program, if one does.
+    pub fn holder_build(&self) -> Option<&str> {
+        self.link.as_ref().map(|l| l.build.as_str())
+    }
+
     /// Whether a holder process keeps this session's program ([`holder`]).
     pub fn is_held(&self) -> bool {
         self.link.is_some()

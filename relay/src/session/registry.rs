@@ -236,6 +236,7 @@ impl Registry {
             tracing::info!(
                 session = id,
                 pid = session.pid(),
+                holder_build = session.holder_build().unwrap_or("?"),
                 "session taken over from its holder"
             );
             self.run_pump(pump);
