@@ -37,7 +37,10 @@ use tokio::sync::{mpsc, oneshot};
 use wterm_core::Size;
 
 use super::pty::{self, Input, Master, Pty, Traffic};
-use super::SessionId;
+use crate::ground::shell_integration::{Integration, NotInjected, ShellKind};
+
+/// A session id, as the session layer numbers them.
+type SessionId = u64;
 use crate::ground::limits::{
     EXIT_DRAIN_MAX, HOLDER_HELLO_TIMEOUT, HOLDER_MAX_FRAME_BYTES, HOLDER_ORPHAN_GRACE,
     HOLDER_RING_BYTES, HOLDER_START_TIMEOUT, PTY_INPUT_QUEUE_MESSAGES, PTY_OUTPUT_QUEUE_CHUNKS,
@@ -151,9 +154,9 @@ pub struct Hello {
     pub partial: bool,
     /// The program's exit status, once it has exited.
     pub exit: Option<i32>,
-    /// What the layer above keeps to rebuild its state ([`super::SessionSpec::label`]).
+    /// What the layer above keeps to rebuild its state (`SessionSpec::label`).
     pub label: String,
-    /// [`super::Integration`], as [`encode_integration`] spells it.
+    /// [`Integration`], as [`encode_integration`] spells it.
     pub integration: String,
 }
 
@@ -178,9 +181,8 @@ struct Started {
     error: Option<String>,
 }
 
-/// [`super::Integration`] as a word (`bash`, `zsh`, `fish`, or a [`super::NotInjected`] code).
-pub fn encode_integration(i: super::Integration) -> String {
-    use super::{Integration, ShellKind};
+/// [`Integration`] as a word (`bash`, `zsh`, `fish`, or a [`NotInjected`] code).
+pub fn encode_integration(i: Integration) -> String {
     match i {
         Integration::Injected(ShellKind::Bash) => "bash".into(),
         Integration::Injected(ShellKind::Zsh) => "zsh".into(),
@@ -190,8 +192,7 @@ pub fn encode_integration(i: super::Integration) -> String {
 }
 
 /// The inverse of [`encode_integration`]; an unknown word is "no scripts".
-pub fn decode_integration(word: &str) -> super::Integration {
-    use super::{Integration, NotInjected, ShellKind};
+pub fn decode_integration(word: &str) -> Integration {
     match word {
         "bash" => Integration::Injected(ShellKind::Bash),
         "zsh" => Integration::Injected(ShellKind::Zsh),
@@ -731,6 +732,9 @@ fn recv_with_fd(stream: &UnixStream, buf: &mut [u8]) -> io::Result<Option<OwnedF
 // ---------------------------------------------------------------------------------------------
 // The relay's side.
 
+/// The snapshot waiting to be shipped (its output offset and bytes), and its wake-up.
+type Shipping = (Mutex<Option<(u64, Vec<u8>)>>, std::sync::Condvar);
+
 /// What a relay needs beside [`Pty`] for a held session.
 pub struct Link {
     /// The socket's write side: input frames and snapshots.
@@ -738,7 +742,7 @@ pub struct Link {
     /// The socket (for `SIOCINQ`/`SIOCOUTQ` in [`Link::settled`]).
     socket: UnixStream,
     /// The latest snapshot waiting to be shipped, newest wins.
-    shipping: Arc<(Mutex<Option<(u64, Vec<u8>)>>, std::sync::Condvar)>,
+    shipping: Arc<Shipping>,
     /// Output offset where this relay's stream began (bytes the program wrote before it).
     pub base: u64,
     /// What the new relay rebuilds its emulator from: the snapshot and the output after it
@@ -748,10 +752,10 @@ pub struct Link {
     holder_input_tid: i32,
     /// The exit status the holder reported in its hello.
     pub exit: Option<i32>,
-    /// See [`super::SessionSpec::label`].
+    /// See `SessionSpec::label`.
     pub label: String,
     /// See [`Hello::integration`].
-    pub integration: super::Integration,
+    pub integration: Integration,
     /// The holder's socket path.
     pub path: PathBuf,
     /// The holder's [`BUILD_ID`].
@@ -828,8 +832,8 @@ pub fn spawn(
     program: &Program,
     size: Size,
     label: &str,
-    integration: super::Integration,
-) -> io::Result<Pty> {
+    integration: Integration,
+) -> io::Result<(Pty, Link)> {
     use std::os::unix::process::CommandExt as _;
     let exe = std::env::current_exe()?;
     let socket = socket_path(dir, id);
@@ -896,8 +900,8 @@ pub fn spawn(
         ));
     }
     let stream = UnixStream::connect(&socket)?;
-    let (pty, _) = link(stream, socket).map_err(|e| io::Error::other(e.to_string()))?;
-    Ok(pty)
+    let (pty, link, _) = link(stream, socket).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok((pty, link))
 }
 
 /// Why a holder found at start was not taken over.
@@ -929,7 +933,7 @@ impl std::fmt::Display for Refused {
 
 /// Connects to the holder at `path` (found at start), after checking that the socket is this
 /// user's. A dead or foreign socket is removed.
-pub fn reconnect(path: &Path) -> Result<(Pty, SessionId), Refused> {
+pub fn reconnect(path: &Path) -> Result<(Pty, Link, SessionId), Refused> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| Refused::Stale(e.to_string()))?;
     let stale = |why: String| {
         let _ = std::fs::remove_file(path);
@@ -948,12 +952,11 @@ pub fn reconnect(path: &Path) -> Result<(Pty, SessionId), Refused> {
         return Err(stale("the holder runs as another user".into()));
     }
     let _ = stream.set_read_timeout(Some(HOLDER_HELLO_TIMEOUT));
-    let (pty, id) = link(stream, path.to_owned())?;
-    Ok((pty, id))
+    link(stream, path.to_owned())
 }
 
 /// Reads a holder's hello on `stream` and builds the relay's side of the session.
-fn link(stream: UnixStream, path: PathBuf) -> Result<(Pty, SessionId), Refused> {
+fn link(stream: UnixStream, path: PathBuf) -> Result<(Pty, Link, SessionId), Refused> {
     let broken = |e: io::Error| Refused::Stale(format!("broken first frame: {e}"));
     let mut h = [0u8; HEADER_BYTES];
     let master = recv_with_fd(&stream, &mut h).map_err(broken)?;
@@ -997,9 +1000,9 @@ fn link(stream: UnixStream, path: PathBuf) -> Result<(Pty, SessionId), Refused> 
     };
     let base = hello.offset + hello.ring_len as u64;
     let id = hello.id;
-    let pty = relay_side(stream, master, hello, rebuild, base, path)
+    let (pty, link) = relay_side(stream, master, hello, rebuild, base, path)
         .map_err(|e| Refused::Stale(format!("cannot start the session's threads: {e}")))?;
-    Ok((pty, id))
+    Ok((pty, link, id))
 }
 
 /// Sends SIGHUP to a held program by pid (the holder's child, not ours).
@@ -1036,14 +1039,14 @@ fn relay_side(
     rebuild: Rebuild,
     base: u64,
     path: PathBuf,
-) -> io::Result<Pty> {
+) -> io::Result<(Pty, Link)> {
     let (out_tx, output) = mpsc::channel(PTY_OUTPUT_QUEUE_CHUNKS);
     let (input, mut in_rx) = mpsc::channel::<Input>(PTY_INPUT_QUEUE_MESSAGES);
     let (exit_tx, exited) = oneshot::channel();
     let traffic = Arc::new(Traffic::default());
     let flush_epoch = Arc::new(AtomicU64::new(0));
     let writer = Arc::new(Mutex::new(stream.try_clone()?));
-    let shipping: Arc<(Mutex<Option<(u64, Vec<u8>)>>, std::sync::Condvar)> = Arc::default();
+    let shipping: Arc<Shipping> = Arc::default();
     let name = |what: &str| format!("held-{what}-{}", hello.id);
     let mut exit_tx = Some(exit_tx);
     if let Some(code) = hello.exit {
@@ -1147,7 +1150,7 @@ fn relay_side(
         path,
         build: hello.build,
     };
-    Ok(Pty {
+    let pty = Pty {
         master: Master::Held(master),
         tty: hello.tty,
         killer: Box::new(PidKiller(hello.pid)),
@@ -1157,8 +1160,8 @@ fn relay_side(
         flush_epoch,
         exited,
         traffic,
-        link: Some(link),
-    })
+    };
+    Ok((pty, link))
 }
 
 #[cfg(test)]
@@ -1266,7 +1269,6 @@ mod tests {
 
     #[test]
     fn integration_words_round_trip() {
-        use super::super::{Integration, NotInjected, ShellKind};
         for i in [
             Integration::Injected(ShellKind::Bash),
             Integration::Injected(ShellKind::Zsh),

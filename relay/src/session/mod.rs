@@ -332,10 +332,11 @@ impl Session {
         };
         let reserved = budget::cost(size);
         let spawned = match holders {
-            Some(dir) => holder::spawn(dir, id, &program, size, &spec.label, integration),
-            None => pty::spawn(&program, size),
+            Some(dir) => holder::spawn(dir, id, &program, size, &spec.label, integration)
+                .map(|(pty, link)| (pty, Some(link))),
+            None => pty::spawn(&program, size).map(|pty| (pty, None)),
         };
-        let pty = match spawned {
+        let (pty, link) = match spawned {
             Ok(pty) => pty,
             Err(e) => {
                 budget.release(reserved);
@@ -346,6 +347,7 @@ impl Session {
         Ok(Session::from_pty(
             id,
             pty,
+            link,
             terminal,
             spec.attachment,
             integration,
@@ -360,7 +362,8 @@ impl Session {
     /// PTY has is reserved in `budget` (a session over budget is still taken: its program runs).
     pub fn adopt(
         id: SessionId,
-        mut pty: pty::Pty,
+        pty: pty::Pty,
+        mut link: holder::Link,
         attachment: impl FnOnce(&str) -> Attachment,
         budget: Arc<MemoryBudget>,
     ) -> (Arc<Self>, Pump) {
@@ -370,15 +373,8 @@ impl Session {
         let reserved = budget::cost(size);
         budget.force_reserve(reserved);
         let mut terminal = Terminal::new(size, SCROLLBACK_ROWS);
-        let link = pty.link.as_mut();
-        let (label, integration) = link
-            .as_ref()
-            .map(|l| (l.label.clone(), l.integration))
-            .unwrap_or((
-                String::new(),
-                Integration::NotInjected(NotInjected::NoScripts),
-            ));
-        if let Some(rebuild) = link.and_then(|l| l.rebuild.take()) {
+        let (label, integration) = (link.label.clone(), link.integration);
+        if let Some(rebuild) = link.rebuild.take() {
             // Replies to queries in the replayed output were sent by the relay that saw it
             // first; the effects are dropped here.
             let _ = terminal.feed(&rebuild.snapshot);
@@ -394,6 +390,7 @@ impl Session {
         Session::from_pty(
             id,
             pty,
+            Some(link),
             terminal,
             attachment(&label),
             integration,
@@ -402,9 +399,11 @@ impl Session {
         )
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn from_pty(
         id: SessionId,
         pty: pty::Pty,
+        link: Option<holder::Link>,
         terminal: Terminal,
         attachment: Attachment,
         integration: Integration,
@@ -445,7 +444,7 @@ impl Session {
             attachment,
             integration,
             budget,
-            link: pty.link,
+            link,
             released: AtomicBool::new(false),
         });
         let pump = Pump {

@@ -89,9 +89,6 @@ pub struct Pty {
     pub exited: oneshot::Receiver<i32>,
     /// What the reader and writer threads have moved so far.
     pub traffic: Arc<Traffic>,
-    /// The connection to the session's holder, when a holder runs the program
-    /// (`session/holder.rs`); `None` for a child of this process.
-    pub link: Option<super::holder::Link>,
 }
 
 /// Counts of what crossed the PTY, for telling whether input has been answered
@@ -138,16 +135,16 @@ fn pty_size(size: Size) -> PtySize {
     }
 }
 
-/// Starts `program` on a new PTY of `size` with `TERM=xterm-256color` and `COLORTERM=truecolor`,
-/// without the relay's secrets in its environment: the master, the child and its pid.
-pub fn spawn_raw(
-    program: &crate::ground::program::Program,
-    size: Size,
-) -> io::Result<(
+/// A started child: the PTY master, the child, its pid.
+pub type Spawned = (
     Box<dyn MasterPty + Send>,
     Box<dyn portable_pty::Child + Send + Sync>,
     Option<u32>,
-)> {
+);
+
+/// Starts `program` on a new PTY of `size` with `TERM=xterm-256color` and `COLORTERM=truecolor`,
+/// without the relay's secrets in its environment: the master, the child and its pid.
+pub fn spawn_raw(program: &crate::ground::program::Program, size: Size) -> io::Result<Spawned> {
     let Some((exe, args)) = program.argv.split_first() else {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
     };
@@ -221,7 +218,6 @@ pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Resul
         flush_epoch,
         exited,
         traffic,
-        link: None,
     })
 }
 

@@ -214,7 +214,7 @@ impl Registry {
         paths.sort();
         let mut adopted = Vec::new();
         for path in paths {
-            let (pty, id) = match holder::reconnect(&path) {
+            let (pty, link, id) = match holder::reconnect(&path) {
                 Ok(found) => found,
                 Err(why) => {
                     tracing::warn!(socket = %path.display(), "session holder not taken over: {why}");
@@ -229,7 +229,7 @@ impl Registry {
                 );
                 continue;
             }
-            let (session, pump) = Session::adopt(id, pty, &attachment, self.0.budget.clone());
+            let (session, pump) = Session::adopt(id, pty, link, &attachment, self.0.budget.clone());
             sessions.next_id = sessions.next_id.max(id + 1);
             sessions.live.insert(id, session.clone());
             drop(sessions);
