@@ -450,3 +450,52 @@ async fn sessions_survive_an_upgrade_to_another_build() {
     page.send_input(b"echo three-$((3+3))\r").await;
     page.wait_output(b"three-6", WAIT).await;
 }
+
+/// The command log survives a SIGKILL of the relay, and `run_command` (which waits for the
+/// shell to settle, across the holder's socket) works on a held session before and after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_log_and_run_command_survive_a_sigkill() {
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let mut holders = Holders::new(&state_dir);
+    let mut relay = start(&state_dir, &[]).await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let id = relay.ready_session(&mcp).await;
+    holders.note(&relay).await;
+    let run = |command: &'static str| {
+        let mcp = mcp.clone();
+        async move {
+            let r = mcp
+                .post(
+                    "/mcp/run",
+                    json!({"id": id, "command": command, "timeout_ms": 15000}),
+                )
+                .await;
+            assert_eq!(r.status, 200, "{command}: {}", r.body);
+            r.json()
+        }
+    };
+    let a = run("cd /tmp && echo held-$((6*7))").await;
+    assert_eq!(a["output"], "held-42", "{a}");
+    let a = run("seq 3000").await;
+    assert_eq!(a["rows"], 3000, "{a}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    kill_hard(&mut relay).await;
+
+    let port = relay.port.to_string();
+    let relay2 = start(&state_dir, &["--port", &port]).await;
+    holders.note(&relay2).await;
+    let rows = mcp.get("/mcp/terminals").await.json();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no window {id}: {rows}\n{}", relay2.log()));
+    assert_eq!(row["shell"]["last_command"]["command"], "seq 3000", "{row}");
+    assert_eq!(row["shell"]["last_command"]["exit_code"], 0, "{row}");
+    let a = run("pwd").await;
+    assert_eq!(a["output"], "/tmp", "{a}");
+    assert_eq!(a["cwd"], "/tmp", "{a}");
+}
