@@ -189,6 +189,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_persist_key_is_read_with_or_without_profiles() {
+        assert_eq!(Profiles::parse("", "/bin/sh").unwrap().persist(), None);
+        assert_eq!(
+            Profiles::parse("persist = false", "/bin/sh")
+                .unwrap()
+                .persist(),
+            Some(false)
+        );
+        let with = "persist = true\n[profiles.shell]\ncommand = [\"/bin/sh\"]\n";
+        assert_eq!(
+            Profiles::parse(with, "/bin/sh").unwrap().persist(),
+            Some(true)
+        );
+        let err = Profiles::parse("persist = 1", "/bin/sh").unwrap_err();
+        assert!(err.contains("bool") || err.contains("boolean"), "{err}");
+    }
+
+    #[test]
     fn builtin_when_nothing_is_configured() {
         assert_eq!(
             Profiles::parse("", "/bin/zsh").unwrap(),
