@@ -290,8 +290,10 @@ fn shows_prompt(b: &[u8]) -> bool {
     contains(b, b"$ ") || contains(b, b"$\r\n")
 }
 
+/// The prompt ends the output: `$ `, or `$ ` and the shell integration's prompt-end mark
+/// (`OSC 133 ; B`), which the relay's injected bash integration prints after it.
 fn ends_with_prompt(b: &[u8]) -> bool {
-    b.ends_with(b"$ ")
+    b.ends_with(b"$ ") || b.ends_with(b"$ \x1b]133;B\x07")
 }
 
 async fn send(ws: &mut Ws, bytes: &[u8]) {
