@@ -736,3 +736,26 @@ fn snapshot_keeps_margins_reverse_wrap_and_a_pending_wrap_off_the_edge() {
         assert_eq!(a.replies, b.replies, "{setup:?}");
     }
 }
+
+/// The relay ships snapshots only at ground state: a sequence or a UTF-8 character cut by the
+/// end of a feed must say "not at ground" until it is complete.
+#[test]
+fn at_ground_is_false_inside_a_sequence_or_a_character() {
+    let mut t = term(4, 20);
+    assert!(t.at_ground());
+    t.feed(b"abc");
+    assert!(t.at_ground());
+    t.feed(b"\x1b[3");
+    assert!(!t.at_ground());
+    t.feed(b"1mred");
+    assert!(t.at_ground());
+    t.feed(b"\x1b]2;half a title");
+    assert!(!t.at_ground());
+    t.feed(b"\x07");
+    assert!(t.at_ground());
+    let han = "\u{4e2d}".as_bytes();
+    t.feed(&han[..2]);
+    assert!(!t.at_ground());
+    t.feed(&han[2..]);
+    assert!(t.at_ground());
+}
