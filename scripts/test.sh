@@ -25,6 +25,14 @@ cargo test --workspace --release 2>&1 | tee -a "$log"
 echo "== @xterm/headless oracle: conformance cases, recorded sessions and fuzz inputs against xterm.js"
 node scripts/headless-oracle.mjs --self-test 2>&1 | tee -a "$log"
 node scripts/headless-oracle.mjs 2>&1 | tee -a "$log"
+echo "== relay upgrade: sessions held by one build are taken over by another (WTERM_BUILD_ID) and back"
+other_build="$(mktemp -d)"
+WTERM_BUILD_ID=upgrade-b cargo build --release -p wterm-relay 2>&1 | tail -n 1
+cp target/release/wterm-relay "$other_build/wterm-relay"
+cargo build --release -p wterm-relay 2>&1 | tail -n 1
+WTERM_OTHER_RELAY="$other_build/wterm-relay" WTERM_OTHER_BUILD_ID=upgrade-b \
+  cargo test --release -p wterm-relay --test it holders::sessions_survive_an_upgrade -- --ignored 2>&1 | tee -a "$log"
+rm -rf "$other_build"
 echo "== cargo test (wasm DOM tests in headless chromium)"
 CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
   cargo test --release --target wasm32-unknown-unknown -p wterm-wasm 2>&1 | tee -a "$log"

@@ -53,6 +53,13 @@ enum Command {
         #[command(subcommand)]
         command: AuditCommand,
     },
+    /// Hold one session's PTY and program for the relay (started by the relay itself; reads
+    /// its orders on stdin).
+    #[command(hide = true)]
+    Hold {
+        /// The socket it serves (informational: `ps` shows it; the orders come on stdin).
+        socket: Option<PathBuf>,
+    },
     /// Print the shell integration script for SHELL, for a shell the relay does not start
     /// (source it from the shell's startup file; see the README).
     ShellIntegration {
@@ -139,6 +146,8 @@ pub enum Action {
     ShellIntegration(ShellKind),
     /// `wterm-relay audit verify`.
     AuditVerify(VerifyArgs),
+    /// `wterm-relay hold`: be a session holder (`session::holder`).
+    Hold,
 }
 
 impl Cli {
@@ -149,6 +158,7 @@ impl Cli {
             Some(Command::Mcp(args)) => Action::Mcp(args),
             Some(Command::McpConfig(args)) => Action::McpConfig(args),
             Some(Command::ShellIntegration { shell }) => Action::ShellIntegration(shell),
+            Some(Command::Hold { .. }) => Action::Hold,
             Some(Command::Audit {
                 command: AuditCommand::Verify(args),
             }) => Action::AuditVerify(args),

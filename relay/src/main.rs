@@ -77,6 +77,10 @@ fn main() -> ExitCode {
             return mcp(args);
         }
         Action::McpConfig(args) => return mcp_config(args),
+        Action::Hold => {
+            let code = wterm_relay::session::holder::hold_main();
+            return ExitCode::from(u8::try_from(code).unwrap_or(1));
+        }
         Action::ShellIntegration(shell) => {
             print!("{}", shell.script());
             return ExitCode::SUCCESS;

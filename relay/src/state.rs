@@ -40,8 +40,17 @@ impl AppState {
     /// the page's URL as printed, without the token.
     pub fn new(config: Config, port: u16, local_url: String, page_url: String) -> Self {
         let shell = Program::shell(&config.shell).with_shell_integration(config.shell_integration);
-        let registry = Registry::new(shell, Some(&config.state_dir), config.memory_budget);
+        let registry = Registry::new(
+            shell,
+            Some(&config.state_dir),
+            config.memory_budget,
+            config.persist,
+        );
         let broker = Arc::new(Broker::new(&config, local_url, page_url, registry.clone()));
+        let adopted = broker.adopt_held_sessions();
+        if adopted > 0 {
+            tracing::info!(sessions = adopted, "sessions taken over from their holders");
+        }
         AppState(Arc::new(Shared {
             config,
             port,

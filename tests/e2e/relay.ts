@@ -15,16 +15,22 @@ export interface Relay {
   pageUrl: (query?: string) => string; // page URL with the token in the fragment
   printedUrl: string; // the page URL as the relay printed it
   stop: () => Promise<void>;
+  /** Ends the relay with `signal` and waits for it, keeping its home and state directory. */
+  kill: (signal: NodeJS.Signals) => Promise<void>;
   log: () => string;
 }
 
-export async function startRelay(extraArgs: string[] = [], opts: { token?: string } = {}): Promise<Relay> {
-  const home = mkdtempSync(join(tmpdir(), "wterm-e2e-"));
+export async function startRelay(
+  extraArgs: string[] = [],
+  opts: { token?: string; home?: string; port?: number } = {},
+): Promise<Relay> {
+  // `home` and `port`: a restart of an earlier relay, on its state directory and port.
+  const home = opts.home ?? mkdtempSync(join(tmpdir(), "wterm-e2e-"));
   const token = opts.token ?? "e2e-" + Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
   writeFileSync(join(home, ".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n");
   const child: ChildProcess = spawn(
     RELAY_BIN,
-    ["serve", "--port", "0", "--state-dir", join(home, "state"), ...extraArgs],
+    ["serve", "--port", String(opts.port ?? 0), "--state-dir", join(home, "state"), ...extraArgs],
     {
       env: {
         ...process.env,
@@ -57,6 +63,13 @@ export async function startRelay(extraArgs: string[] = [], opts: { token?: strin
     pageUrl: (query = "") => `${url}/${query}#token=${token}`,
     printedUrl,
     log: () => out,
+    kill: async (signal) => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill(signal);
+        await exited;
+      }
+    },
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));

@@ -449,6 +449,15 @@ impl Terminal {
         self.screen.resize(size.clamped());
     }
 
+    /// Whether the parser is known to be in its ground state with no sequence or UTF-8
+    /// character pending: output fed after this point does not continue anything fed before,
+    /// so a [`Terminal::snapshot`] taken now plus the output that follows rebuilds this
+    /// terminal exactly (the relay's session holders rely on it). May say false while in
+    /// ground (after a sequence vte finished on its own); never says true mid-sequence.
+    pub fn at_ground(&self) -> bool {
+        self.ground && self.utf8_tail_len == 0
+    }
+
     /// The screen size in cells.
     pub fn size(&self) -> Size {
         self.screen.size

@@ -55,11 +55,17 @@ struct Args {
     /// Echo round trips measured.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     samples: u32,
+    /// An extra argument for `wterm-relay serve` (repeatable), such as `--persist` or
+    /// `--no-persist`. With session holders (`--persist`), the relay's CPU time includes its
+    /// holders' (`wterm-relay hold`), and they are ended with the relay.
+    #[arg(long = "relay-arg", value_name = "ARG", allow_hyphen_values = true)]
+    relay_args: Vec<String>,
 }
 
 /// The parsed flags, with counts as `usize`.
 struct Opts {
     relay: String,
+    relay_args: Vec<String>,
     mb: usize,
     pairs: usize,
     samples: usize,
@@ -69,6 +75,7 @@ fn args() -> Opts {
     let a = <Args as clap::Parser>::parse();
     Opts {
         relay: a.relay,
+        relay_args: a.relay_args,
         mb: a.mb as usize,
         pairs: a.pairs as usize,
         samples: a.samples as usize,
@@ -102,6 +109,14 @@ const PR_SET_PDEATHSIG: i32 = 1;
 fn kill_relay() {
     let pid = RELAY_PID.swap(0, std::sync::atomic::Ordering::SeqCst);
     if pid > 0 {
+        // Session holders outlive the relay by design: end them (and so their shells) first.
+        for h in holders_of(pid as u32) {
+            // SAFETY: kill(2) on a holder the relay started; it leads its own process group.
+            unsafe {
+                kill(-(h as i32), SIGKILL);
+                kill(h as i32, SIGKILL);
+            }
+        }
         // SAFETY: kill(2) with a pid we spawned; its bash sessions get SIGHUP when the PTYs close.
         unsafe { kill(pid, SIGKILL) };
     }
@@ -129,7 +144,7 @@ struct Relay {
 
 impl Drop for Relay {
     fn drop(&mut self) {
-        RELAY_PID.store(0, std::sync::atomic::Ordering::SeqCst);
+        kill_relay();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -152,7 +167,7 @@ impl Drop for TempDir {
     }
 }
 
-async fn start_relay(bin: &str) -> Relay {
+async fn start_relay(bin: &str, extra: &[String]) -> Relay {
     let home = TempDir::new("home");
     std::fs::write(home.0.join(".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n").expect("bashrc");
     let token = format!("bench-token-{}", std::process::id());
@@ -179,6 +194,7 @@ async fn start_relay(bin: &str) -> Relay {
     let mut child = cmd
         .args(["serve", "--port", "0", "--state-dir"])
         .arg(home.0.join("state"))
+        .args(extra)
         .env("HOME", &home.0)
         .env("SHELL", "/bin/bash")
         .env("WEB_TERMINAL_TOKEN", &token)
@@ -274,8 +290,10 @@ fn shows_prompt(b: &[u8]) -> bool {
     contains(b, b"$ ") || contains(b, b"$\r\n")
 }
 
+/// The prompt ends the output: `$ `, or `$ ` and the shell integration's prompt-end mark
+/// (`OSC 133 ; B`), which the relay's injected bash integration prints after it.
 fn ends_with_prompt(b: &[u8]) -> bool {
-    b.ends_with(b"$ ")
+    b.ends_with(b"$ ") || b.ends_with(b"$ \x1b]133;B\x07")
 }
 
 async fn send(ws: &mut Ws, bytes: &[u8]) {
@@ -373,6 +391,30 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// The session holders (`wterm-relay hold`) the relay `pid` started: its children of that name.
+fn holders_of(pid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, r)| r.split_whitespace().nth(1)?.parse::<u32>().ok());
+            ppid == Some(pid)
+                && std::fs::read(format!("/proc/{p}/cmdline"))
+                    .is_ok_and(|c| c.split(|&b| b == 0).nth(1) == Some(b"hold"))
+        })
+        .collect()
+}
+
+/// [`cpu_seconds`] of the relay and its session holders together.
+fn relay_cpu_seconds(pid: u32) -> f64 {
+    cpu_seconds(pid) + holders_of(pid).into_iter().map(cpu_seconds).sum::<f64>()
+}
+
 /// CPU time the process has used so far, user and system, all threads, in seconds (its
 /// children not included). Load-independent enough to compare builds on a busy machine where
 /// throughput alone varies by a third from run to run.
@@ -415,7 +457,7 @@ async fn main() {
         .unwrap_or(0.0);
     let mib = file_bytes / (1 << 20) as f64;
 
-    let relay = start_relay(&a.relay).await;
+    let relay = start_relay(&a.relay, &a.relay_args).await;
     let rss_start = rss_kib(relay.child.id());
     let mut ws = attach(&relay).await;
     read_until(&mut ws, shows_prompt).await;
@@ -434,7 +476,7 @@ async fn main() {
         );
         send(&mut ws, cmd.as_bytes()).await;
         let t0 = Instant::now();
-        let cpu0 = cpu_seconds(relay.child.id());
+        let cpu0 = relay_cpu_seconds(relay.child.id());
         // The marker and the next prompt often arrive in one frame, so both are awaited in one
         // read: a second read_until would wait for a prompt already consumed.
         let mut marker_at = None;
@@ -446,7 +488,7 @@ async fn main() {
         })
         .await;
         let relay_s = marker_at.expect("marker seen").as_secs_f64();
-        relay_cpu.push((cpu_seconds(relay.child.id()) - cpu0) * 1000.0 / mib);
+        relay_cpu.push((relay_cpu_seconds(relay.child.id()) - cpu0) * 1000.0 / mib);
         eprintln!("relay-bench: throughput {pair}/{}: bare PTY", a.pairs);
         let (bare_s, bytes) = tokio::task::spawn_blocking({
             let c = corpus.clone();
@@ -503,6 +545,7 @@ async fn main() {
     eprintln!("relay-bench: idle sessions");
     // Idle sessions.
     let before = rss_kib(relay.child.id());
+    let holders_before: u64 = holders_of(relay.child.id()).into_iter().map(rss_kib).sum();
     let mut idle = Vec::new();
     for _ in 0..IDLE_SESSIONS {
         let mut w = attach(&relay).await;
@@ -511,6 +554,7 @@ async fn main() {
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     let after = rss_kib(relay.child.id());
+    let holders_after: u64 = holders_of(relay.child.id()).into_iter().map(rss_kib).sum();
 
     let re = sorted(relay_echo);
     let be = sorted(bare_echo);
@@ -586,6 +630,14 @@ async fn main() {
         after.saturating_sub(before) / IDLE_SESSIONS as u64,
         "-"
     );
+    if holders_after > 0 {
+        println!(
+            "{:<34} {:>12} {:>12}",
+            "holder RSS per idle session (KiB)",
+            holders_after.saturating_sub(holders_before) / IDLE_SESSIONS as u64,
+            "-"
+        );
+    }
     drop(idle);
 }
 

@@ -246,11 +246,26 @@ impl Broker {
             program: self.registry.shell().clone(),
             size,
             attachment: Box::new(WindowState::new(SHELL_KIND, None, WindowMeta::default())),
+            label: WindowState::label(SHELL_KIND, None),
         };
         let session = self.registry.create(spec)?;
         self.restore(&session);
         self.registry.publish(&session);
         Ok(session)
+    }
+
+    /// Takes over the sessions a previous relay left in their holders (see
+    /// `Registry::adopt`): each gets its window back, with the settings its row in the windows
+    /// file gives (same id, same process), and is published. Returns how many.
+    pub fn adopt_held_sessions(&self) -> usize {
+        let sessions = self
+            .registry
+            .adopt(|label| Box::new(WindowState::from_label(label)));
+        for s in &sessions {
+            self.restore(s);
+            self.registry.publish(s);
+        }
+        sessions.len()
     }
 
     /// Gives window `session` the settings of its row in the windows file, when that row
@@ -328,12 +343,15 @@ mod tests {
             hsts: false,
             memory_budget_mib: crate::ground::limits::DEFAULT_MEMORY_BUDGET_MIB,
             audit_reads: false,
+            persist: false,
+            no_persist: false,
         };
         let config = Config::resolve_with(args, |_| None).unwrap();
         let registry = Registry::new(
             crate::ground::program::Program::shell("/bin/sh"),
             None,
             u64::MAX,
+            false,
         );
         Broker::new(
             &config,

@@ -276,6 +276,22 @@ impl WindowState {
         }
     }
 
+    /// What a held session keeps of its window to make it again after a relay restart
+    /// (`SessionSpec::label`): `{"kind", "title"}` as JSON.
+    pub fn label(kind: &str, launch_title: Option<&str>) -> String {
+        serde_json::json!({ "kind": kind, "title": launch_title }).to_string()
+    }
+
+    /// The window state of a session taken over after a relay restart, from its
+    /// [`WindowState::label`]; its settings come from the windows file (`Broker::restore`).
+    /// An unreadable label makes a window of kind `shell`.
+    pub fn from_label(label: &str) -> WindowState {
+        let v: serde_json::Value = serde_json::from_str(label).unwrap_or_default();
+        let kind = v.get("kind").and_then(|k| k.as_str()).unwrap_or("shell");
+        let title = v.get("title").and_then(|t| t.as_str()).map(str::to_owned);
+        WindowState::new(kind, title, WindowMeta::default())
+    }
+
     /// The last line submitted at the shell's prompt, if any.
     pub fn submitted(&self) -> Option<Submitted> {
         *self.submitted.lock().unwrap_or_else(|e| e.into_inner())

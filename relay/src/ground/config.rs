@@ -94,6 +94,14 @@ pub struct ServeArgs {
     /// Actions and refusals are always recorded.
     #[arg(long)]
     pub audit_reads: bool,
+    /// Keep each session's program in a holder process of its own, so shells, their screens
+    /// and their windows' MCP settings survive a restart or an upgrade of the relay (the
+    /// default; a configuration file can say `persist = false`).
+    #[arg(long, conflicts_with = "no_persist")]
+    pub persist: bool,
+    /// Sessions are children of the relay and end with it.
+    #[arg(long)]
+    pub no_persist: bool,
 }
 
 /// Where a page token came from.
@@ -145,7 +153,13 @@ pub struct Config {
     pub memory_budget: u64,
     /// Whether successful reads get audit records (`--audit-reads`); else they are counted.
     pub audit_reads: bool,
+    /// Whether sessions outlive the relay in holder processes (`--persist`, `--no-persist`,
+    /// the configuration file's `persist`; default [`PERSIST_BY_DEFAULT`]).
+    pub persist: bool,
 }
+
+/// Whether sessions outlive the relay when neither a flag nor the configuration file says.
+pub const PERSIST_BY_DEFAULT: bool = false;
 
 /// Why the configuration could not be resolved; says what was wrong and what is accepted.
 #[derive(Debug)]
@@ -302,6 +316,13 @@ impl Config {
                 listen: args.listen,
             });
         }
+        let persist = if args.persist {
+            true
+        } else if args.no_persist {
+            false
+        } else {
+            profiles.persist().unwrap_or(PERSIST_BY_DEFAULT)
+        };
         Ok(Config {
             listen: args.listen,
             port: args.port,
@@ -320,6 +341,7 @@ impl Config {
             memory_budget: args.memory_budget_mib * 1024 * 1024,
             tls,
             audit_reads: args.audit_reads,
+            persist,
         })
     }
 
@@ -667,6 +689,8 @@ mod tests {
             allow_plain_http: false,
             hsts: false,
             memory_budget_mib: DEFAULT_MEMORY_BUDGET_MIB,
+            persist: false,
+            no_persist: false,
             audit_reads: false,
         }
     }

@@ -403,3 +403,33 @@ pub const READ_QUEUE_WAIT_MS: u64 = 10_000;
 /// answer is sent in frames so that it keeps its place under [`READ_CELLS_IN_FLIGHT`] until it
 /// is nearly all sent.
 pub const ANSWER_FRAME_BYTES: usize = 64 * 1024;
+
+/// Output a session holder keeps since the relay's last snapshot, in bytes (`wterm-relay
+/// hold`, session/holder.rs): a new relay rebuilds the screen from that snapshot and this
+/// output. Past it the oldest output is dropped and the state is marked partial (the screen is
+/// right again once the program redraws). The relay ships a snapshot well before: see
+/// [`HOLDER_SNAPSHOT_AFTER_BYTES`].
+pub const HOLDER_RING_BYTES: usize = 8 * 1024 * 1024;
+
+/// Output after which the relay ships a new snapshot to a session's holder, in bytes (at the
+/// next batch that leaves the parser in its ground state).
+pub const HOLDER_SNAPSHOT_AFTER_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Time after which the relay ships a new snapshot to a session's holder if any output came
+/// since the last one.
+pub const HOLDER_SNAPSHOT_INTERVAL: Duration = Duration::from_secs(2);
+
+/// Largest frame on a holder's socket, in bytes (a snapshot with full history is a few MiB; a
+/// first frame carries a snapshot and [`HOLDER_RING_BYTES`]). A larger length is refused as a
+/// broken or foreign peer.
+pub const HOLDER_MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
+
+/// How long the relay waits for a holder it started to report that its program runs.
+pub const HOLDER_START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a holder whose program has exited waits for a relay to take the exit status
+/// before it ends anyway (holders never outlive their programs by more than this).
+pub const HOLDER_ORPHAN_GRACE: Duration = Duration::from_secs(60);
+
+/// How long the relay waits for one holder's first frame when it reconnects at start.
+pub const HOLDER_HELLO_TIMEOUT: Duration = Duration::from_secs(5);

@@ -34,6 +34,8 @@ pub const BUILTIN_PROFILE: &str = "shell";
 pub struct Profiles {
     default: String,
     profiles: BTreeMap<String, Program>,
+    /// The file's top-level `persist` key, when given.
+    persist: Option<bool>,
 }
 
 /// Why the configuration file cannot be used; says what is wrong and what is accepted.
@@ -57,6 +59,8 @@ impl std::error::Error for ProfilesError {}
 #[serde(deny_unknown_fields)]
 struct File {
     default_profile: Option<String>,
+    /// `persist = false`: sessions end with the relay (as `--no-persist`).
+    persist: Option<bool>,
     #[serde(default)]
     profiles: BTreeMap<String, ProfileDef>,
 }
@@ -77,7 +81,13 @@ impl Profiles {
         Profiles {
             default: BUILTIN_PROFILE.to_owned(),
             profiles: BTreeMap::from([(BUILTIN_PROFILE.to_owned(), Program::shell(shell))]),
+            persist: None,
         }
+    }
+
+    /// The configuration file's `persist` key (whether sessions outlive the relay), when given.
+    pub fn persist(&self) -> Option<bool> {
+        self.persist
     }
 
     /// Parses a configuration file's text (see the module doc).
@@ -87,7 +97,10 @@ impl Profiles {
             if let Some(d) = file.default_profile.filter(|d| d != BUILTIN_PROFILE) {
                 return Err(format!("default_profile {d:?} names no profile"));
             }
-            return Ok(Profiles::builtin(shell));
+            return Ok(Profiles {
+                persist: file.persist,
+                ..Profiles::builtin(shell)
+            });
         }
         let mut profiles = BTreeMap::new();
         for (name, def) in file.profiles {
@@ -120,7 +133,11 @@ impl Profiles {
             None if profiles.contains_key(BUILTIN_PROFILE) => BUILTIN_PROFILE.to_owned(),
             None => profiles.keys().next().cloned().unwrap_or_default(),
         };
-        Ok(Profiles { default, profiles })
+        Ok(Profiles {
+            default,
+            profiles,
+            persist: file.persist,
+        })
     }
 
     /// Loads `path`. A missing file is an error when `required` (given with `--config`), else
@@ -170,6 +187,24 @@ impl Profiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_persist_key_is_read_with_or_without_profiles() {
+        assert_eq!(Profiles::parse("", "/bin/sh").unwrap().persist(), None);
+        assert_eq!(
+            Profiles::parse("persist = false", "/bin/sh")
+                .unwrap()
+                .persist(),
+            Some(false)
+        );
+        let with = "persist = true\n[profiles.shell]\ncommand = [\"/bin/sh\"]\n";
+        assert_eq!(
+            Profiles::parse(with, "/bin/sh").unwrap().persist(),
+            Some(true)
+        );
+        let err = Profiles::parse("persist = 1", "/bin/sh").unwrap_err();
+        assert!(err.contains("bool") || err.contains("boolean"), "{err}");
+    }
 
     #[test]
     fn builtin_when_nothing_is_configured() {

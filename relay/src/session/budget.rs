@@ -85,6 +85,12 @@ impl MemoryBudget {
             })
     }
 
+    /// Reserves `bytes` even past the limit: for a session whose program already runs (one a
+    /// restarted relay takes over from its holder), which must be served whatever the budget.
+    pub fn force_reserve(&self, bytes: u64) {
+        self.reserved.fetch_add(bytes, Ordering::AcqRel);
+    }
+
     /// Gives back `bytes` reserved before.
     pub fn release(&self, bytes: u64) {
         let _ = self

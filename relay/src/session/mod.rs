@@ -3,7 +3,9 @@
 //!
 //! - [`pty`]: spawning and the blocking reader, writer and waiter threads;
 //! - [`fanout`]: the bounded per-page queue ([`fanout::ClientQueue`]);
-//! - [`registry`]: the live sessions by id, creation, shutdown.
+//! - [`registry`]: the live sessions by id, creation, shutdown;
+//! - [`holder`]: session holders, the processes that keep a session's PTY and program across
+//!   relay restarts, and the relay's connection to them.
 //!
 //! A session's pump task owns the output path: each chunk from the PTY is queued to every
 //! attached page first and then to the session's [`Terminal`], which a feed job on the blocking
@@ -15,6 +17,7 @@
 
 pub mod budget;
 pub mod fanout;
+pub mod holder;
 pub mod pty;
 pub mod registry;
 
@@ -27,7 +30,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use parking_lot::{Mutex, MutexGuard};
-use portable_pty::{ChildKiller, MasterPty};
+use portable_pty::ChildKiller;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
@@ -35,7 +38,8 @@ use wterm_core::{Size, Terminal, View, RESYNC_PREFIX};
 
 use crate::ground::limits::{
     EXIT_DRAIN, EXIT_DRAIN_MAX, FEED_HIGH_WATER_BYTES, FEED_LOW_WATER_BYTES, FLOW_HIGH_WATER_BYTES,
-    FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX, PTY_READ_CHUNK_BYTES, SCROLLBACK_ROWS,
+    FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX, HOLDER_SNAPSHOT_AFTER_BYTES, HOLDER_SNAPSHOT_INTERVAL,
+    PTY_READ_CHUNK_BYTES, SCROLLBACK_ROWS,
 };
 use crate::ground::shell_integration::ScriptDir;
 pub use crate::ground::shell_integration::{Integration, NotInjected, ShellKind};
@@ -43,6 +47,10 @@ use crate::ground::text::strip_controls;
 use budget::MemoryBudget;
 use fanout::{ClientQueue, Frame};
 use pty::Input;
+
+/// The websocket close code a page gets when the relay lets its session go to its holder at
+/// shutdown: 1012 "service restart" (RFC 6455 registry); the page reconnects.
+pub const RELAY_RESTART_CLOSE: u16 = 1012;
 
 /// A session id: a positive integer, assigned from 1 upwards and never reused while the relay
 /// runs.
@@ -138,6 +146,10 @@ pub struct SessionSpec {
     /// broker's window state: scope, mode, owner, so a launch is never visible untagged).
     /// Opaque here; read back with [`Session::attachment`].
     pub attachment: Attachment,
+    /// What the layer above needs to make the attachment again for this session after a relay
+    /// restart (a held session, see [`holder`]); kept by the holder, given back by
+    /// [`registry::Registry::adopt`]. Opaque here.
+    pub label: String,
 }
 
 /// A value of the layer above, kept with a session for its whole life (see
@@ -147,7 +159,11 @@ pub type Attachment = Box<dyn std::any::Any + Send + Sync>;
 /// The relay's emulator of the session, behind [`Session::screen`].
 struct Screen {
     terminal: Terminal,
-    master: Box<dyn MasterPty + Send>,
+    master: pty::Master,
+    /// Output bytes fed to `terminal` since this relay took the session over.
+    fed: u64,
+    /// `fed` and the time when a snapshot was last shipped to the holder.
+    shipped: (u64, Instant),
     /// Counts changes to the terminal: output fed, a resize, a reset. See [`Session::version`].
     version: u64,
     /// The visible screen's frame at `version`, computed at most once per version however many
@@ -219,6 +235,11 @@ pub struct Session {
     integration: Integration,
     /// What [`Screen::reserved`] is counted against.
     budget: Arc<MemoryBudget>,
+    /// The connection to the session's holder, for a held session.
+    link: Option<holder::Link>,
+    /// Let go to its holder at shutdown ([`Session::release_holder`]): its end is not the
+    /// program's, and the pages are not told `exit`.
+    released: AtomicBool,
 }
 
 impl Drop for Session {
@@ -279,7 +300,7 @@ impl Session {
         budget
             .reserve(budget::cost(spec.size.clamped()))
             .map_err(std::io::Error::other)?;
-        Session::start_with(id, spec, None, budget)
+        Session::start_with(id, spec, None, budget, None)
     }
 
     /// [`Session::start`], injecting shell integration from `scripts` when the program is a
@@ -288,11 +309,15 @@ impl Session {
     ///
     /// The caller has reserved [`budget::cost`] of the clamped size in `budget`; the session
     /// gives it back when it is dropped (also when the start fails).
+    ///
+    /// With `holders` (the holders' directory), the program runs in a holder process
+    /// ([`holder::spawn`]) and outlives this relay; without, it is a child of this process.
     pub fn start_with(
         id: SessionId,
         spec: SessionSpec,
         scripts: Option<&ScriptDir>,
         budget: Arc<MemoryBudget>,
+        holders: Option<&std::path::Path>,
     ) -> std::io::Result<(Arc<Self>, Pump)> {
         let size = spec.size.clamped();
         let (program, integration) = match scripts {
@@ -306,20 +331,94 @@ impl Session {
             }
         };
         let reserved = budget::cost(size);
-        let pty = match pty::spawn(&program, size) {
+        let spawned = match holders {
+            Some(dir) => holder::spawn(dir, id, &program, size, &spec.label, integration)
+                .map(|(pty, link)| (pty, Some(link))),
+            None => pty::spawn(&program, size).map(|pty| (pty, None)),
+        };
+        let (pty, link) = match spawned {
             Ok(pty) => pty,
             Err(e) => {
                 budget.release(reserved);
                 return Err(e);
             }
         };
+        let terminal = Terminal::new(size, SCROLLBACK_ROWS);
+        Ok(Session::from_pty(
+            id,
+            pty,
+            link,
+            terminal,
+            spec.attachment,
+            integration,
+            budget,
+            reserved,
+        ))
+    }
+
+    /// A session of a holder this relay found at start ([`holder::reconnect`]): its emulator is
+    /// rebuilt from the holder's snapshot and the output since. `attachment(label)` makes the
+    /// layer above's attachment from the label the session was started with. The size the
+    /// PTY has is reserved in `budget` (a session over budget is still taken: its program runs).
+    pub fn adopt(
+        id: SessionId,
+        pty: pty::Pty,
+        mut link: holder::Link,
+        attachment: impl FnOnce(&str) -> Attachment,
+        budget: Arc<MemoryBudget>,
+    ) -> (Arc<Self>, Pump) {
+        let size = pty::size_of(&pty.master)
+            .unwrap_or(Size::new(24, 80))
+            .clamped();
+        let reserved = budget::cost(size);
+        budget.force_reserve(reserved);
+        let mut terminal = Terminal::new(size, SCROLLBACK_ROWS);
+        let (label, integration) = (link.label.clone(), link.integration);
+        if let Some(rebuild) = link.rebuild.take() {
+            // Replies to queries in the replayed output were sent by the relay that saw it
+            // first; the effects are dropped here.
+            let _ = terminal.feed(&rebuild.snapshot);
+            let _ = terminal.feed(&rebuild.output);
+            if rebuild.partial {
+                tracing::warn!(
+                    session = id,
+                    "the holder's output ring overflowed: history between the last snapshot \
+                     and the kept output was lost; the screen is right once the program redraws"
+                );
+            }
+        }
+        Session::from_pty(
+            id,
+            pty,
+            Some(link),
+            terminal,
+            attachment(&label),
+            integration,
+            budget,
+            reserved,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn from_pty(
+        id: SessionId,
+        pty: pty::Pty,
+        link: Option<holder::Link>,
+        terminal: Terminal,
+        attachment: Attachment,
+        integration: Integration,
+        budget: Arc<MemoryBudget>,
+        reserved: u64,
+    ) -> (Arc<Self>, Pump) {
         let session = Arc::new(Session {
             id,
             pid: pty.pid,
             tty: pty.tty,
             screen: Mutex::new(Screen {
-                terminal: Terminal::new(size, SCROLLBACK_ROWS),
+                terminal,
                 master: pty.master,
+                fed: 0,
+                shipped: (0, Instant::now()),
                 version: 0,
                 screen_memo: None,
                 reserved,
@@ -342,16 +441,57 @@ impl Session {
             ended: watch::Sender::new(false),
             changes: watch::Sender::new(0),
             published: AtomicBool::new(false),
-            attachment: spec.attachment,
+            attachment,
             integration,
             budget,
+            link,
+            released: AtomicBool::new(false),
         });
         let pump = Pump {
             session: session.clone(),
             output: pty.output,
             exited: pty.exited,
         };
-        Ok((session, pump))
+        (session, pump)
+    }
+
+    /// The build of the holder process that keeps this session's program, if one does.
+    pub fn holder_build(&self) -> Option<&str> {
+        self.link.as_ref().map(|l| l.build.as_str())
+    }
+
+    /// Whether a holder process keeps this session's program ([`holder`]).
+    pub fn is_held(&self) -> bool {
+        self.link.is_some()
+    }
+
+    /// For a held session: ships a last snapshot to the holder (when the parser is in its
+    /// ground state; else the holder keeps the previous one and the output since) and closes the
+    /// connection. The program keeps running in its holder for the next relay.
+    pub fn release_holder(&self) {
+        let Some(link) = &self.link else {
+            return;
+        };
+        self.released.store(true, Ordering::Release);
+        {
+            let mut screen = self.screen();
+            if screen.terminal.at_ground() {
+                let offset = link.base + screen.fed;
+                let snapshot = screen.terminal.snapshot();
+                if let Err(e) = link.ship_now(offset, &snapshot) {
+                    tracing::warn!(session = self.id, error = %e, "last snapshot not shipped");
+                }
+            }
+        }
+        link.close();
+        // Not 1000 (the session's end): the page's relay client reconnects after any other
+        // close, and finds the session on the next relay.
+        for c in &self.out.lock().clients {
+            c.close(
+                RELAY_RESTART_CLOSE,
+                "relay restarting; the session lives on",
+            );
+        }
     }
 
     /// The attachment it was started with, when it is a `T`.
@@ -436,12 +576,18 @@ impl Session {
         if !pty::asleep(self.foreground_pgrp()?) {
             return Some(false);
         }
-        if pty::pending_output(&*self.screen.lock().master)? > 0 {
+        if pty::pending_output(&self.screen.lock().master)? > 0 {
             return Some(false);
         }
         // Awake, the reader may hold bytes it took from the master and has not counted.
         if !t.reader_asleep() {
             return Some(false);
+        }
+        // Held: nothing on the socket either way, and the holder's threads idle.
+        if let Some(link) = &self.link {
+            if !link.settled()? {
+                return Some(false);
+            }
         }
         Some(self.forwarded.load(Ordering::Acquire) >= t.read.load(Ordering::Acquire))
     }
@@ -609,7 +755,7 @@ impl Session {
             }
             screen.reserved = cost;
             screen.terminal.resize(clamped);
-            pty::resize(&*screen.master, clamped);
+            pty::resize(&screen.master, clamped);
             screen.version += 1;
             self.changes.send_replace(screen.version);
         }
@@ -795,6 +941,17 @@ impl Session {
             replies.extend_from_slice(&effects.replies);
         }
         screen.version += 1;
+        screen.fed += bytes as u64;
+        if let Some(link) = &self.link {
+            let (at, when) = screen.shipped;
+            let due = screen.fed - at >= HOLDER_SNAPSHOT_AFTER_BYTES
+                || (screen.fed > at && when.elapsed() >= HOLDER_SNAPSHOT_INTERVAL);
+            if due && screen.terminal.at_ground() {
+                let snapshot = screen.terminal.snapshot();
+                link.ship(link.base + screen.fed, snapshot);
+                screen.shipped = (screen.fed, Instant::now());
+            }
+        }
         if !replies.is_empty() {
             let reply = Input {
                 epoch: self.flush_epoch(),
@@ -901,6 +1058,10 @@ impl Pump {
                 }
             }
         };
+        if session.released.load(Ordering::Acquire) {
+            tracing::info!(session = session.id, "session released to its holder");
+            return session;
+        }
         tracing::info!(session = session.id, code, "session ended");
         session.finish(code);
         session

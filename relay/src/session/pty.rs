@@ -36,10 +36,43 @@ use crate::ground::limits::{
     PTY_INPUT_QUEUE_MESSAGES, PTY_OUTPUT_QUEUE_CHUNKS, PTY_READ_CHUNK_BYTES,
 };
 
+/// The PTY master as the relay holds it: its own (portable-pty's), or a duplicate of a session
+/// holder's (received over the holder's socket, `session/holder.rs`), which the relay only
+/// resizes and asks `ioctl`s of; the holder reads and writes it.
+pub enum Master {
+    /// A PTY this process opened.
+    Local(Box<dyn MasterPty + Send>),
+    /// A holder's PTY master.
+    Held(std::os::fd::OwnedFd),
+}
+
+impl Master {
+    /// The descriptor, for `ioctl`s.
+    pub fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd as _;
+        match self {
+            Master::Local(m) => m.as_raw_fd(),
+            Master::Held(fd) => Some(fd.as_raw_fd()),
+        }
+    }
+
+    /// The foreground process group of the PTY (`tcgetpgrp` on the master).
+    pub fn process_group_leader(&self) -> Option<libc::pid_t> {
+        match self {
+            Master::Local(m) => m.process_group_leader(),
+            Master::Held(_) => {
+                // SAFETY: tcgetpgrp(3) on a descriptor we own.
+                let pgrp = unsafe { libc::tcgetpgrp(self.raw_fd()?) };
+                (pgrp > 0).then_some(pgrp)
+            }
+        }
+    }
+}
+
 /// A running child on a PTY, split into the parts its session task owns.
 pub struct Pty {
     /// The master side: resize it with [`resize`].
-    pub master: Box<dyn MasterPty + Send>,
+    pub master: Master,
     /// The slave side's path (`/dev/pts/N`), for [`flush_pending_input`].
     pub tty: Option<std::path::PathBuf>,
     /// Sends SIGHUP to the child; see [`hard_kill`] for the escalation.
@@ -102,10 +135,16 @@ fn pty_size(size: Size) -> PtySize {
     }
 }
 
+/// A started child: the PTY master, the child, its pid.
+pub type Spawned = (
+    Box<dyn MasterPty + Send>,
+    Box<dyn portable_pty::Child + Send + Sync>,
+    Option<u32>,
+);
+
 /// Starts `program` on a new PTY of `size` with `TERM=xterm-256color` and `COLORTERM=truecolor`,
-/// without the relay's secrets in its environment, and starts its reader, writer and waiter
-/// threads.
-pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Result<Pty> {
+/// without the relay's secrets in its environment: the master, the child and its pid.
+pub fn spawn_raw(program: &crate::ground::program::Program, size: Size) -> io::Result<Spawned> {
     let Some((exe, args)) = program.argv.split_first() else {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
     };
@@ -130,13 +169,19 @@ pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Resul
             }
         }
     }
-    let mut child = pair.slave.spawn_command(cmd).map_err(io::Error::other)?;
+    let child = pair.slave.spawn_command(cmd).map_err(io::Error::other)?;
     // The child holds its own copy; ours must go, or the master never sees EOF.
     drop(pair.slave);
     let pid = child.process_id();
+    Ok((pair.master, child, pid))
+}
+
+/// [`spawn_raw`], and starts the reader, writer and waiter threads.
+pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Result<Pty> {
+    let (master, mut child, pid) = spawn_raw(program, size)?;
     let killer = child.clone_killer();
-    let reader = reader_of(&*pair.master)?;
-    let writer = pair.master.take_writer().map_err(io::Error::other)?;
+    let reader = reader_of(&*master)?;
+    let writer = master.take_writer().map_err(io::Error::other)?;
 
     let (out_tx, output) = mpsc::channel(PTY_OUTPUT_QUEUE_CHUNKS);
     let (input, in_rx) = mpsc::channel(PTY_INPUT_QUEUE_MESSAGES);
@@ -164,8 +209,8 @@ pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Resul
         let _ = exit_tx.send(code);
     })?;
     Ok(Pty {
-        tty: pair.master.tty_name(),
-        master: pair.master,
+        tty: master.tty_name(),
+        master: Master::Local(master),
         killer,
         pid,
         output,
@@ -178,7 +223,7 @@ pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Resul
 
 /// A descriptor of its own on the PTY master (a `dup`), for the reader thread: it outlives the
 /// session's `master`, so the thread never reads or polls a closed or reused descriptor.
-fn reader_of(master: &dyn MasterPty) -> io::Result<std::fs::File> {
+pub(super) fn reader_of(master: &dyn MasterPty) -> io::Result<std::fs::File> {
     use std::os::fd::BorrowedFd;
     let fd = master
         .as_raw_fd()
@@ -264,9 +309,9 @@ pub fn pending_input(tty: &std::path::Path) -> Option<usize> {
     queued_bytes(slave.as_raw_fd())
 }
 
-/// Output of the program on `master` not read by the relay yet, in bytes.
-pub fn pending_output(master: &dyn MasterPty) -> Option<usize> {
-    queued_bytes(master.as_raw_fd()?)
+/// Output of the program on `master` not read yet (by the relay or its holder), in bytes.
+pub fn pending_output(master: &Master) -> Option<usize> {
+    queued_bytes(master.raw_fd()?)
 }
 
 /// Whether process `pid` is asleep (state `S` in `/proc/PID/stat`): a line editor that has
@@ -286,9 +331,38 @@ fn state_is_sleeping(path: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The PTY's size (`TIOCGWINSZ`).
+pub fn size_of(master: &Master) -> Option<Size> {
+    let mut ws = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ writes one winsize through the pointer.
+    let r = unsafe { libc::ioctl(master.raw_fd()?, libc::TIOCGWINSZ, &mut ws) };
+    (r == 0 && ws.ws_row > 0 && ws.ws_col > 0).then(|| Size::new(ws.ws_row, ws.ws_col))
+}
+
 /// Resizes the PTY (the kernel sends SIGWINCH to the foreground process group).
-pub fn resize(master: &dyn MasterPty, size: Size) {
-    if let Err(e) = master.resize(pty_size(size)) {
+pub fn resize(master: &Master, size: Size) {
+    let result = match master {
+        Master::Local(m) => m.resize(pty_size(size)).map_err(io::Error::other),
+        Master::Held(_) => {
+            let ws = libc::winsize {
+                ws_row: size.rows,
+                ws_col: size.cols,
+                ws_xpixel: 0,
+                ws_ypixel: 0,
+            };
+            match master.raw_fd() {
+                // SAFETY: TIOCSWINSZ reads one winsize through the pointer.
+                Some(fd) if unsafe { libc::ioctl(fd, libc::TIOCSWINSZ, &ws) } == 0 => Ok(()),
+                _ => Err(io::Error::last_os_error()),
+            }
+        }
+    };
+    if let Err(e) = result {
         tracing::warn!(error = %e, "PTY resize failed");
     }
 }

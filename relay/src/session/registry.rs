@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::task::TaskTracker;
 
 use super::budget::{cost, MemoryBudget, OverBudget};
-use super::{pty, Session, SessionId, SessionInfo, SessionSpec};
+use super::{holder, pty, Attachment, Session, SessionId, SessionInfo, SessionSpec};
 use crate::ground::limits::{KILL_GRACE, MAX_SESSIONS};
 use crate::ground::program::Program;
 use crate::ground::shell_integration::ScriptDir;
@@ -52,6 +52,9 @@ struct Shared {
     sessions: Mutex<Sessions>,
     pumps: TaskTracker,
     budget: Arc<MemoryBudget>,
+    /// The holders' directory ([`holder::holders_dir`]) when sessions are held, so they
+    /// outlive this relay; `None`: sessions are children of this process (`--no-persist`).
+    holders: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -73,7 +76,17 @@ impl Registry {
     /// ([`ScriptDir::install`]) unless `shell` has integration turned off.
     ///
     /// The sessions' terminals may hold `memory_budget` bytes together ([`MemoryBudget`]).
-    pub fn new(shell: Program, state_dir: Option<&Path>, memory_budget: u64) -> Self {
+    ///
+    /// With `persist` and a state directory, each session's program runs in a holder process
+    /// ([`holder`]) and outlives the relay; [`Registry::adopt`] takes such sessions over. A
+    /// holders' directory that cannot be made falls back to sessions that end with the relay,
+    /// with a warning.
+    pub fn new(
+        shell: Program,
+        state_dir: Option<&Path>,
+        memory_budget: u64,
+        persist: bool,
+    ) -> Self {
         let scripts = state_dir
             .filter(|_| shell.shell_integration)
             .and_then(|dir| match ScriptDir::install(dir) {
@@ -91,7 +104,19 @@ impl Registry {
             .and_then(|t| t.trim().parse::<SessionId>().ok())
             .unwrap_or(1)
             .max(1);
+        let holders =
+            state_dir
+                .filter(|_| persist)
+                .and_then(|dir| match holder::holders_dir(dir) {
+                    Ok(d) => Some(d),
+                    Err(e) => {
+                        tracing::warn!(dir = %dir.display(), error = %e,
+                        "no holders' directory: sessions end with the relay");
+                        None
+                    }
+                });
         Registry(Arc::new(Shared {
+            holders,
             shell,
             scripts,
             next_id_file,
@@ -132,9 +157,14 @@ impl Registry {
             .budget
             .reserve(cost(spec.size.clamped()))
             .map_err(CreateError::OverBudget)?;
-        let (session, pump) =
-            Session::start_with(id, spec, self.0.scripts.as_ref(), self.0.budget.clone())
-                .map_err(CreateError::Spawn)?;
+        let (session, pump) = Session::start_with(
+            id,
+            spec,
+            self.0.scripts.as_ref(),
+            self.0.budget.clone(),
+            self.0.holders.as_deref(),
+        )
+        .map_err(CreateError::Spawn)?;
         sessions.next_id += 1;
         if let Some(file) = &self.0.next_id_file {
             let next = sessions.next_id.to_string();
@@ -144,13 +174,75 @@ impl Registry {
         }
         sessions.live.insert(id, session.clone());
         drop(sessions);
-        tracing::info!(session = id, pid = session.pid(), integration = ?session.shell_integration(), "session started");
+        tracing::info!(session = id, pid = session.pid(), integration = ?session.shell_integration(), held = session.is_held(), "session started");
+        self.run_pump(pump);
+        Ok(session)
+    }
+
+    fn run_pump(&self, pump: super::Pump) {
         let registry = self.clone();
         self.0.pumps.spawn(async move {
             let session = pump.run().await;
             registry.lock().live.remove(&session.id());
         });
-        Ok(session)
+    }
+
+    /// Whether sessions are held (they outlive this relay).
+    pub fn persists(&self) -> bool {
+        self.0.holders.is_some()
+    }
+
+    /// Takes over every live holder in the holders' directory (sessions a previous relay
+    /// started): each becomes a live, unpublished session with the id it had, its emulator
+    /// rebuilt from the holder's state; `attachment` makes the layer above's attachment from
+    /// the session's label. A socket of another user, or one nobody answers on, is removed; a
+    /// holder of another protocol version is left running. Returns the sessions taken over,
+    /// by id; the caller publishes them.
+    pub fn adopt(&self, attachment: impl Fn(&str) -> Attachment) -> Vec<Arc<Session>> {
+        let Some(dir) = &self.0.holders else {
+            return Vec::new();
+        };
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "sock"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        paths.sort();
+        let mut adopted = Vec::new();
+        for path in paths {
+            let (pty, link, id) = match holder::reconnect(&path) {
+                Ok(found) => found,
+                Err(why) => {
+                    tracing::warn!(socket = %path.display(), "session holder not taken over: {why}");
+                    continue;
+                }
+            };
+            let mut sessions = self.lock();
+            if sessions.live.contains_key(&id) || sessions.live.len() >= MAX_SESSIONS {
+                tracing::warn!(
+                    session = id,
+                    "session holder not taken over: id in use or too many sessions"
+                );
+                continue;
+            }
+            let (session, pump) = Session::adopt(id, pty, link, &attachment, self.0.budget.clone());
+            sessions.next_id = sessions.next_id.max(id + 1);
+            sessions.live.insert(id, session.clone());
+            drop(sessions);
+            tracing::info!(
+                session = id,
+                pid = session.pid(),
+                holder_build = session.holder_build().unwrap_or("?"),
+                "session taken over from its holder"
+            );
+            self.run_pump(pump);
+            adopted.push(session);
+        }
+        adopted
     }
 
     /// Makes a created session listed and reachable by id.
@@ -196,9 +288,27 @@ impl Registry {
     /// once every pump has sent its `exit` (the children are reaped by then), SIGKILL to every
     /// process still in one of those sessions ([`pty::end_session`]: background jobs that
     /// ignored SIGHUP), then returns.
+    ///
+    /// Held sessions are not ended: each gets a last snapshot shipped to its holder and is
+    /// let go ([`Session::release_holder`]); their programs run on for the next relay.
     pub async fn shutdown(&self) {
         self.0.pumps.close();
-        let sessions: Vec<_> = self.lock().live.values().cloned().collect();
+        let all: Vec<_> = self.lock().live.values().cloned().collect();
+        let (held, sessions): (Vec<_>, Vec<_>) = all.into_iter().partition(|s| s.is_held());
+        if !held.is_empty() {
+            let released = tokio::task::spawn_blocking(move || {
+                for s in &held {
+                    s.release_holder();
+                }
+                held.len()
+            })
+            .await
+            .unwrap_or(0);
+            tracing::info!(
+                sessions = released,
+                "held sessions released to their holders"
+            );
+        }
         for s in &sessions {
             s.hangup();
         }

@@ -5,6 +5,7 @@ mod audit;
 mod budget;
 mod commands;
 mod flood;
+mod holders;
 mod ladder;
 mod mcp_endpoint;
 mod mcp_routes;

@@ -33,6 +33,8 @@ pub struct Options {
     /// Start the relay with this open-file limit, soft and hard (`RLIMIT_NOFILE`), so it
     /// cannot raise it.
     pub nofile: Option<u64>,
+    /// The relay binary (default: the one cargo built for this test).
+    pub bin: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -43,6 +45,7 @@ impl Default for Options {
             state_dir: None,
             env: vec![],
             nofile: None,
+            bin: None,
         }
     }
 }
@@ -77,10 +80,15 @@ impl Relay {
         // A plain prompt, whoever runs the tests (root's default ends in `#`).
         std::fs::write(home.join(".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n").unwrap();
         let log = dir.path().join("relay.log");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wterm-relay"));
-        cmd.arg("--port")
-            .arg("0")
-            .arg("--state-dir")
+        let bin = opts
+            .bin
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_wterm-relay")));
+        let mut cmd = Command::new(bin);
+        if !opts.args.iter().any(|a| a == "--port") {
+            cmd.arg("--port").arg("0");
+        }
+        cmd.arg("--state-dir")
             .arg(&state_dir)
             .args(&opts.args)
             .env("SHELL", "/bin/bash")
@@ -168,6 +176,14 @@ impl Relay {
         tokio::time::timeout(WAIT, self.child.wait())
             .await
             .expect("relay exits on SIGTERM")
+            .unwrap()
+    }
+
+    /// Waits for the relay to exit (after a signal sent some other way).
+    pub async fn wait_exit(&mut self) -> std::process::ExitStatus {
+        tokio::time::timeout(WAIT, self.child.wait())
+            .await
+            .expect("relay exits")
             .unwrap()
     }
 
@@ -514,6 +530,25 @@ impl Page {
             }
         }
         panic!("no {kind} frame in time")
+    }
+
+    /// Reads until the connection ends, skipping output, and panicking on an `exit` frame:
+    /// the close code, or `None` when the connection was cut without one (a killed relay).
+    pub async fn wait_gone(&mut self) -> Option<u16> {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("the connection ends in time");
+            match msg {
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                    assert_ne!(v["type"], "exit", "{v}");
+                }
+                Some(Ok(Message::Close(f))) => return f.map(|f| u16::from(f.code)),
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => return None,
+            }
+        }
     }
 
     /// Reads until the close frame, skipping everything else; returns its code and reason.

@@ -780,3 +780,26 @@ fn osc9_4_progress_reaches_effects_once_and_stays_readable() {
     assert_eq!(fx.progress, Some(Progress::default()));
     assert_eq!(t.screen_text(), "xy");
 }
+
+/// The relay ships snapshots only at ground state: a sequence or a UTF-8 character cut by the
+/// end of a feed must say "not at ground" until it is complete.
+#[test]
+fn at_ground_is_false_inside_a_sequence_or_a_character() {
+    let mut t = term(4, 20);
+    assert!(t.at_ground());
+    t.feed(b"abc");
+    assert!(t.at_ground());
+    t.feed(b"\x1b[3");
+    assert!(!t.at_ground());
+    t.feed(b"1mred");
+    assert!(t.at_ground());
+    t.feed(b"\x1b]2;half a title");
+    assert!(!t.at_ground());
+    t.feed(b"\x07");
+    assert!(t.at_ground());
+    let han = "\u{4e2d}".as_bytes();
+    t.feed(&han[..2]);
+    assert!(!t.at_ground());
+    t.feed(&han[2..]);
+    assert!(t.at_ground());
+}

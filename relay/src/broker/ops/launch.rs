@@ -164,6 +164,7 @@ impl Operation for Launch {
         let spec = SessionSpec {
             program: self.program,
             size: Size::new(self.rows, self.cols),
+            label: WindowState::label(&self.profile, self.title.as_deref()),
             attachment: Box::new(WindowState::new(&self.profile, self.title, meta.clone())),
         };
         let registry = broker.registry.clone();

@@ -1,0 +1,40 @@
+// Sessions that outlive the relay (--persist, issue 19): the relay restarts under a page (SIGTERM,
+// then SIGKILL); the page re-attaches by itself to the same shell, with its screen, and what was
+// typed while the relay was down reaches the shell once.
+import { test, expect } from "@playwright/test";
+import { startRelay, screenText, waitForPrompt } from "./relay";
+
+const lines = async (page: import("@playwright/test").Page) => (await screenText(page)).split("\n");
+
+test("the page re-attaches to its shell after relay restarts; input typed meanwhile arrives once", async ({ page }) => {
+  test.setTimeout(90_000);
+  const first = await startRelay(["--persist"], { token: "restart-token-e2e" });
+  const port = Number(new URL(first.url).port);
+  const again = () => startRelay(["--persist"], { token: "restart-token-e2e", home: first.home, port });
+  let last = first;
+  try {
+    await page.goto(first.pageUrl());
+    await waitForPrompt(page);
+    await page.keyboard.type("echo before-$((1+1))\n");
+    await expect.poll(() => lines(page)).toContain("before-2");
+
+    for (const [signal, n] of [["SIGTERM", 6], ["SIGKILL", 8]] as const) {
+      await last.kill(signal);
+      // Typed while no relay runs: the page's client keeps it until it is attached again.
+      await page.keyboard.type(`echo gap-$((${n / 2}+${n / 2}))\n`);
+      last = await again();
+      await expect.poll(() => lines(page), { timeout: 20_000 }).toContain(`gap-${n}`);
+      expect((await lines(page)).filter((l) => l === `gap-${n}`)).toHaveLength(1);
+      // The same shell, its screen rebuilt from the holder: the line from before is still there.
+      expect(await lines(page)).toContain("before-2");
+    }
+    await waitForPrompt(page);
+    await page.keyboard.type("echo after-$((2+3))\n");
+    await expect.poll(() => lines(page)).toContain("after-5");
+    // Its end is the holder's end too.
+    await page.keyboard.type("exit\n");
+    await expect.poll(async () => (await fetch(`${last.url}/sessions`, { headers: { Authorization: "Bearer restart-token-e2e" } }).then((r) => r.json())).length).toBe(0);
+  } finally {
+    await last.stop();
+  }
+});
