@@ -12,6 +12,7 @@ mod ops;
 mod persist;
 mod pty;
 mod reads;
+mod reflow;
 mod routes;
 mod secrets;
 mod shell_integration;
