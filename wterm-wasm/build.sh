@@ -189,8 +189,8 @@ done
 # OSC 10/11/12 answers from them), the "bell" and "progress" events, OSC 9;4 in wterm-core and
 # the Vite 7 dev-server fallback in the glue measured +3.16 KB (124.29 → 127.45 KB; wasm
 # 116.26 → 119.23, glue 8.03 → 8.22): about 0.2 KB of it the core's OSC 9;4, 1.6 KB checking a
-# custom theme. All of issue 22 and reflow merged measured 159.4 KB: over the issue's 140 KB.
+# custom theme. All of issue 22 and reflow merged measured 159.4 KB (159.7 with the search query limit): over the issue's 140 KB.
 # wterm-core at opt-level "z" would give 147.3 KB ("s": 155.9) but parse about 2.5x slower in
 # V8; the way down is to load the optional features' code apart from the core (not built yet).
-CORE_BUDGET_KB=159.5
+CORE_BUDGET_KB=159.8
 echo "core package (wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"

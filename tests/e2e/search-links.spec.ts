@@ -94,6 +94,24 @@ test("search: a regex, and a match crossing a soft wrap, highlighted on both row
   expect(bad).toContain('regex must be a boolean; got "yes"');
 });
 
+// Regression (newcomer probe): search("x".repeat(60000)) threw V8's "Regular expression too
+// large" from RegExp.exec through the terminal's borrow, and every later call said "the terminal
+// is busy" and output stopped drawing. A query over the limit is refused; the terminal goes on.
+test("search: a query over 10000 characters is refused and the terminal keeps working", async ({ page }) => {
+  await make(page);
+  await write(page, "find me here");
+  for (const [q, o] of [["x".repeat(60000), {}], ["x".repeat(10001), { regex: true }]] as const) {
+    const e = await call(page, "search", q, o).catch((e: Error) => e.message);
+    expect(String(e)).toMatch(/Error: query is \d+ characters long; at most 10000 are accepted\n/);
+  }
+  const r = await call(page, "search", "me");
+  expect(r.count).toBe(1);
+  await write(page, "\r\nstill drawing");
+  await frames(page);
+  await expect(page.locator(".host .wterm-rows")).toContainText("still drawing");
+  expect(await call(page, "serialize")).toContain("still drawing");
+});
+
 test("search: the view scrolls to a match in history; the onSearch callback and 'search' listeners get results", async ({ page }) => {
   await page.evaluate(() => {
     (window as any).got = [];

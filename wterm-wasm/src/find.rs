@@ -18,6 +18,7 @@ use wterm_core::{
 
 use crate::dom::Listener;
 use crate::js::{absent, describe, is_plain_object, opt_bool, opt_function, prop, set, Outbox};
+use crate::limits::MAX_SEARCH_QUERY_CHARS;
 use crate::term::{Inner, Shared};
 
 #[wasm_bindgen(inline_js = "export function open_find_bar(term, root) {
@@ -38,8 +39,9 @@ extern "C" {
 }
 
 /// A page `RegExp` (with the `g` flag) as a [`Matcher`]: JS reports UTF-16 offsets, which are
-/// turned into byte offsets of the line here.
-pub(crate) struct JsRegex(RegExp);
+/// turned into byte offsets of the line here. A throw of `exec` ends the search (no more
+/// matches) and is kept in `error` for the caller to report.
+pub(crate) struct JsRegex(RegExp, Option<String>);
 
 /// The byte offset of UTF-16 offset `u16_at` in `s`, rounded up to a character boundary.
 fn byte_of_utf16(s: &str, u16_at: usize) -> usize {
@@ -57,11 +59,36 @@ impl Matcher for JsRegex {
     fn find_at(&mut self, line: &str, from: usize) -> Option<Range<usize>> {
         let from16 = line.get(..from)?.encode_utf16().count();
         self.0.set_last_index(from16 as u32);
-        let m = self.0.exec(line)?;
+        if self.1.is_some() {
+            return None;
+        }
+        // `exec` called so that a throw is caught: V8 compiles a pattern at its first use and
+        // may throw then ("Regular expression too large"); uncaught, the throw would unwind
+        // through the terminal's borrow and leave it busy for good.
+        let exec = js_sys::Reflect::get(&self.0, &"exec".into())
+            .ok()?
+            .unchecked_into::<Function>();
+        let m = match exec.call1(&self.0, &line.into()) {
+            Ok(m) if m.is_null() => return None,
+            Ok(m) => m.unchecked_into::<js_sys::Array>(),
+            Err(e) => {
+                self.1 = Some(js_message(&e));
+                return None;
+            }
+        };
         let at = prop(&m, "index", "index").ok()?.as_f64()? as usize;
-        let len = m.get(0).length() as usize;
+        let len = m.get(0).unchecked_into::<js_sys::JsString>().length() as usize;
         Some(byte_of_utf16(line, at)..byte_of_utf16(line, at + len))
     }
+}
+
+/// A thrown JS value's `message`, or the value itself as text.
+fn js_message(e: &JsValue) -> String {
+    js_sys::Reflect::get(e, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "an error".into())
 }
 
 /// What a search looks for.
@@ -256,6 +283,14 @@ pub(crate) fn search(
         })?),
         _ => None,
     };
+    if let Some(text) = &query {
+        let n = text.chars().count();
+        if n > MAX_SEARCH_QUERY_CHARS {
+            return Err(JsError::new(&format!(
+                "query is {n} characters long; at most {MAX_SEARCH_QUERY_CHARS} are accepted"
+            )));
+        }
+    }
     let f = &mut inner.find;
     if let Some(text) = query {
         let same = f.query.as_ref().is_some_and(|q| {
@@ -267,16 +302,16 @@ pub(crate) fn search(
         if !same {
             let needle = if opts.regex && !text.is_empty() {
                 let flags = if opts.case_sensitive { "g" } else { "gi" };
-                Needle::Regex(JsRegex(regexp_new(&text, flags).map_err(|e| {
-                    let msg = js_sys::Reflect::get(&e, &"message".into())
-                        .ok()
-                        .and_then(|m| m.as_string())
-                        .unwrap_or_default();
-                    JsError::new(&format!(
+                Needle::Regex(JsRegex(
+                    regexp_new(&text, flags).map_err(|e| {
+                        let msg = js_message(&e);
+                        JsError::new(&format!(
                         "query is not a valid regular expression ({msg}); with regex: true it is \
                          a JavaScript RegExp source such as \"err(or)?\\\\d+\""
                     ))
-                })?))
+                    })?,
+                    None,
+                ))
             } else if opts.case_sensitive || text.is_empty() {
                 Needle::Text(TextMatcher::new(&text))
             } else {
@@ -292,6 +327,7 @@ pub(crate) fn search(
                 Needle::Regex(JsRegex(
                     regexp_new(&source, "gi")
                         .map_err(|_| JsError::new("query could not be searched"))?,
+                    None,
                 ))
             };
             f.query = Some(Query {
@@ -335,6 +371,14 @@ pub(crate) fn search(
             backwards: opts.backwards,
         },
     );
+    if let Needle::Regex(JsRegex(_, Some(msg))) = &q.needle {
+        let msg = format!("query could not be searched: {msg}");
+        f.query = None;
+        f.active = None;
+        f.count = 0;
+        inner.schedule_frame();
+        return Err(JsError::new(&msg));
+    }
     f.active = r.active;
     f.count = r.count;
     f.index = r.index;
@@ -449,7 +493,7 @@ fn link_at_point(inner: &Inner, x: f64, y: f64) -> Option<TextLink> {
     let (col, row) = crate::mouse::cell_at(inner, x, y, false)?;
     let row = view_top(inner) + u64::from(row);
     let mut needle = match &f.link_pattern {
-        Some(re) => Needle::Regex(JsRegex(re.clone())),
+        Some(re) => Needle::Regex(JsRegex(re.clone(), None)),
         None => Needle::Url(UrlMatcher),
     };
     inner.term.link_at(&mut needle, row, col)

@@ -27,17 +27,17 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 
 mod a11y;
 mod dom;
-mod ime;
 mod export;
 mod find;
+mod ime;
 mod input;
 mod js;
 mod limits;
 mod mouse;
 mod render;
 mod term;
-mod touch;
 mod theme;
+mod touch;
 mod view;
 mod webmcp;
 

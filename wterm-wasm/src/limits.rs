@@ -138,3 +138,8 @@ pub(crate) const VELOCITY_WINDOW_MS: f64 = 100.0;
 
 /// Moves of a swipe kept to measure the finger's speed (the newest ones).
 pub(crate) const VELOCITY_SAMPLES: usize = 8;
+
+/// The longest query `search` takes, in characters. V8 refuses a pattern of some 50,000
+/// characters ("Regular expression too large", measured at 60,000 with the `i` flag) and the
+/// longest line a person searches for is far shorter.
+pub(crate) const MAX_SEARCH_QUERY_CHARS: usize = 10_000;
