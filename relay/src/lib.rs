@@ -50,6 +50,9 @@ pub enum RunError {
     },
     /// The server failed while running.
     Serve(io::Error),
+    /// Another relay serves held sessions from the same state directory (`--persist`), or its
+    /// lock could not be taken; the message says which and what to do.
+    StateDirBusy(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -57,6 +60,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Bind { addr, error } => write!(f, "cannot listen on {addr}: {error}"),
             RunError::Serve(e) => write!(f, "server failed: {e}"),
+            RunError::StateDirBusy(why) => f.write_str(why),
         }
     }
 }
@@ -96,6 +100,13 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), RunError> {
+    // Two relays taking over the same holders would steal each other's shells (newcomer
+    // report): with --persist the state directory is locked for the relay's lifetime.
+    let _holders_lock = if config.persist {
+        Some(session::holder::lock_holders(&config.state_dir).map_err(RunError::StateDirBusy)?)
+    } else {
+        None
+    };
     let nofile = http::listener::raise_nofile_limit();
     for file in ground::config::remove_stale_temps(&config.state_dir) {
         tracing::info!(file = %file.display(), "removed a temporary file left by an interrupted write");

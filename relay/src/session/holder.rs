@@ -228,6 +228,55 @@ pub fn holders_dir(state_dir: &Path) -> io::Result<PathBuf> {
     Ok(dir)
 }
 
+/// The file in `STATE_DIR/holders` a relay serving held sessions keeps locked (`flock`, held
+/// until the process ends, SIGKILL included); it holds that relay's pid.
+pub const RELAY_LOCK_FILE: &str = "relay.lock";
+
+/// Takes the lock of `STATE_DIR/holders` for this relay, so a second relay with `--persist` on
+/// the same state directory cannot take over (and so end, for the first) its shells. Keep the
+/// returned file open for as long as the relay runs.
+///
+/// Errors: a message naming the directory, the other relay's pid when known, and what to do.
+pub fn lock_holders(state_dir: &Path) -> Result<std::fs::File, String> {
+    use std::io::Seek;
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(state_dir)
+        .and_then(|()| holders_dir(state_dir))
+        .map_err(|e| format!("cannot use {}: {e}", state_dir.join(HOLDERS_DIR).display()))?;
+    let path = dir.join(RELAY_LOCK_FILE);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    // SAFETY: flock(2) on a descriptor this function owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let mut pid = String::new();
+        let _ = file.read_to_string(&mut pid);
+        let pid = pid.trim();
+        let who = if pid.is_empty() {
+            "another relay".to_owned()
+        } else {
+            format!("another relay (pid {pid})")
+        };
+        return Err(format!(
+            "{who} serves held sessions (--persist) from {}; stop it first, or give this relay \
+             another --state-dir",
+            state_dir.display()
+        ));
+    }
+    let _ = file.set_len(0);
+    let _ = file.rewind();
+    let _ = writeln!(file, "{}", std::process::id());
+    Ok(file)
+}
+
 /// The socket path of session `id`'s holder.
 pub fn socket_path(dir: &Path, id: SessionId) -> PathBuf {
     dir.join(format!("{id}.sock"))

@@ -499,3 +499,36 @@ async fn the_command_log_and_run_command_survive_a_sigkill() {
     assert_eq!(a["output"], "/tmp", "{a}");
     assert_eq!(a["cwd"], "/tmp", "{a}");
 }
+
+/// Regression (newcomer probe): a second relay with `--persist` on the same state directory
+/// took the first one's shells over, and the first relay's page said they had ended. The state
+/// directory is now locked: the second relay refuses to start, naming the first one's pid, and
+/// the first keeps its session.
+#[tokio::test]
+async fn a_second_relay_on_the_same_state_directory_is_refused() {
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let relay = start(&state_dir, &[]).await;
+    let mut holders = Holders::new(&state_dir);
+    let id = relay.new_session().await;
+    holders.note(&relay).await;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wterm-relay"))
+        .args(["--port", "0", "--persist", "--state-dir"])
+        .arg(&state_dir)
+        .env("SHELL", "/bin/bash")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "another relay (pid {}) serves held sessions (--persist) from {}",
+            relay.pid(),
+            state_dir.display()
+        )) && err.contains("another --state-dir"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no URL printed");
+    assert_eq!(sessions(&relay.get("/sessions").await.json())[0].0, id);
+}
