@@ -46,17 +46,21 @@ async function cell(page: Page, col: number, row: number): Promise<{ x: number; 
   }, [col, row]);
 }
 
-/** One finger from `from` to `to` in `steps` moves `stepMs` apart, held still `holdMs`, then lifted. */
+/** One finger from `from` to `to` in `steps` moves `stepMs` apart, held still `holdMs`, then lifted.
+ * Each event carries the time it stands for (`timestamp`), so a loaded machine that sends
+ * them late does not change the swipe's speed. */
 async function swipe(cdp: CDPSession, from: { x: number; y: number }, to: { x: number; y: number }, steps: number, stepMs: number, holdMs = 0) {
-  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{ x: from.x, y: from.y, id: 1 }] });
+  const t0 = Date.now() / 1000;
+  const at = (ms: number) => t0 + ms / 1000;
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{ x: from.x, y: from.y, id: 1 }], timestamp: at(0) });
   for (let i = 1; i <= steps; i++) {
     const x = from.x + ((to.x - from.x) * i) / steps;
     const y = from.y + ((to.y - from.y) * i) / steps;
     await new Promise((r) => setTimeout(r, stepMs));
-    await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: [{ x, y, id: 1 }] });
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: [{ x, y, id: 1 }], timestamp: at(i * stepMs) });
   }
   if (holdMs) await new Promise((r) => setTimeout(r, holdMs));
-  await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [], timestamp: at(steps * stepMs + holdMs) });
 }
 
 const scrollTop = (page: Page) => page.evaluate(() => document.querySelector(".wterm-viewport")!.scrollTop);

@@ -115,6 +115,17 @@ pub(crate) fn attach(dom: &mut Dom, weak: &Weak<RefCell<Inner>>) -> Result<Vec<L
     Ok(listeners)
 }
 
+/// When the event happened (ms on the `performance.now()` clock): its `timeStamp`, which the
+/// browser sets when the finger moved, not when the handler runs.
+fn event_ms(ev: &TouchEvent) -> f64 {
+    let t = ev.time_stamp();
+    if t > 0.0 {
+        t
+    } else {
+        now_ms()
+    }
+}
+
 fn point(t: &Touch) -> (f64, f64) {
     (f64::from(t.client_x()), f64::from(t.client_y()))
 }
@@ -168,7 +179,7 @@ fn on_start(shared: &Shared, ev: &TouchEvent, weak: &Weak<RefCell<Inner>>) {
         moved: false,
         selecting: false,
         handle,
-        samples: vec![(now_ms(), at.1)],
+        samples: vec![(event_ms(ev), at.1)],
         rows_rest: 0.0,
     });
     if handle.is_none() {
@@ -247,7 +258,7 @@ fn on_move(shared: &Shared, ev: &TouchEvent) {
         };
         let dy = at.1 - finger.last.1;
         finger.last = at;
-        let now = now_ms();
+        let now = event_ms(ev);
         if finger.samples.len() == VELOCITY_SAMPLES {
             finger.samples.remove(0);
         }
@@ -289,10 +300,14 @@ fn on_end(shared: &Shared, ev: &TouchEvent) {
     }
     ev.prevent_default();
     // The speed over the finger's last moves (at least two samples, within
-    // VELOCITY_WINDOW_MS of the last); a finger that stopped before lifting has none.
-    let now = now_ms();
+    // VELOCITY_WINDOW_MS of the last); a finger that stopped before lifting has none. Times
+    // are the events' own, so a busy main thread that runs handlers late does not stop a swipe.
+    let lifted = event_ms(ev);
     let samples = &finger.samples;
-    let Some(&last) = samples.last().filter(|l| now - l.0 <= VELOCITY_WINDOW_MS) else {
+    let Some(&last) = samples
+        .last()
+        .filter(|l| lifted - l.0 <= VELOCITY_WINDOW_MS)
+    else {
         return;
     };
     let i = samples
@@ -305,7 +320,7 @@ fn on_end(shared: &Shared, ev: &TouchEvent) {
     if history && dt > 0.0 {
         let v = (last.1 - first.1) / dt;
         if v.abs() >= MOMENTUM_MIN_PX_PER_MS {
-            state.momentum = Some((v, now));
+            state.momentum = Some((v, now_ms()));
             request_momentum_frame(state);
         }
     }
