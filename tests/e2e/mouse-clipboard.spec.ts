@@ -175,7 +175,8 @@ test("Shift+wheel scrolls history while a program tracks the mouse on the main s
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);
   await page.keyboard.type("seq 1 300; printf '\\e[?1000;1006h'\n");
-  await waitForPrompt(page);
+  // The new prompt, after seq's output (the old one would pass waitForPrompt before the echo).
+  await expect.poll(() => screenText(page)).toMatch(/\n300\n\$$/);
   const at = await cellPoint(page, 5, 5);
   await page.mouse.move(at.x, at.y);
   await page.keyboard.down("Shift");
