@@ -3,7 +3,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startRelay, screenText, waitForPrompt, type Relay } from "./relay";
+import { startRelay, screenText, waitForPrompt, runCommand, type Relay } from "./relay";
 
 let relay: Relay;
 test.beforeAll(async () => { relay = await startRelay(); });
@@ -79,8 +79,7 @@ test("two buttons held: each release is reported", async ({ page }) => {
 test("a drag selects text, and typing afterwards still reaches the shell", async ({ page }) => {
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);
-  await page.keyboard.type("echo select-me-please\n");
-  await waitForPrompt(page);
+  await runCommand(page, "echo select-me-please");
   const from = await cellPoint(page, 0, 1);
   const to = await cellPoint(page, 10, 1);
   await page.mouse.move(Math.round(from.x - 3), Math.round(from.y));
@@ -107,8 +106,7 @@ test("Ctrl+Shift+C copies the selection; pressing a modifier alone keeps it", as
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);
-  await page.keyboard.type("echo hello copy world\n");
-  await waitForPrompt(page);
+  await runCommand(page, "echo hello copy world");
   await page.evaluate(() => navigator.clipboard.writeText("before"));
   await dragRow(page, 1, 10);
   // Newcomer report: Control alone moved focus to the input and cleared the selection.
@@ -123,8 +121,7 @@ test("text that comes without a keydown after selecting, and a paste, reach the 
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);
-  await page.keyboard.type("echo pick-me\n");
-  await waitForPrompt(page);
+  await runCommand(page, "echo pick-me");
   await dragRow(page, 1, 7);
   // An emoji picker or dictation inserts text with no keydown first.
   await page.keyboard.insertText("echo inserted-");
@@ -143,8 +140,7 @@ test("text that comes without a keydown after selecting, and a paste, reach the 
 test("Shift+drag selects text while a program tracks the mouse", async ({ page }) => {
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);
-  await page.keyboard.type("echo select-me-please; printf '\\e[?1002;1006h'\n");
-  await waitForPrompt(page);
+  await runCommand(page, "echo select-me-please; printf '\\e[?1002;1006h'");
   const from = await cellPoint(page, 0, 1);
   const to = await cellPoint(page, 10, 1);
   await page.keyboard.down("Shift");
@@ -219,8 +215,7 @@ test("vim with mouse=a moves its cursor where the page is clicked, and the wheel
 test("without mouse tracking the wheel scrolls history, and sends arrows on the alternate screen", async ({ page }) => {
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);
-  await page.keyboard.type("seq 1 300\n");
-  await waitForPrompt(page);
+  await runCommand(page, "seq 1 300");
   const screen = await cellPoint(page, 5, 5);
   await page.mouse.move(screen.x, screen.y);
   // Main screen: the page scrolls its history; nothing goes to the shell.

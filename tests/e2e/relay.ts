@@ -90,6 +90,25 @@ export async function screenText(page: Page): Promise<string> {
   );
 }
 
+/**
+ * Types `command` at the prompt, waits for its echo, presses Enter and waits for the next
+ * prompt. (Typing the line with its newline and then waiting for a prompt could see the old
+ * prompt before the echo arrived.)
+ */
+export async function runCommand(page: Page, command: string, timeout = 15_000): Promise<void> {
+  await page.keyboard.type(command);
+  await page.waitForFunction(
+    (cmd) => {
+      const rows = Array.from(document.querySelectorAll(".wterm-row")).map((r) => (r.textContent ?? "").trimEnd());
+      return rows.join("").trimEnd().endsWith("$ " + cmd.trimEnd());
+    },
+    command,
+    { timeout, polling: 50 },
+  );
+  await page.keyboard.press("Enter");
+  await waitForPrompt(page, timeout);
+}
+
 /** Resolves once the shell prompt is the last non-empty line. */
 export async function waitForPrompt(page: Page, timeout = 15_000): Promise<void> {
   await page.waitForFunction(
