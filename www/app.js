@@ -13,7 +13,7 @@
 //   their access to this terminal (off / read / read-write) in one click.
 // - A refused token, an unknown session or the shell's end is shown plainly and not retried.
 // - The gear button opens the MCP settings panel (settings.js).
-import init, { WTerm } from "/pkg/wterm_wasm.js";
+import init, { WTerm } from "/pkg/wterm_wasm_full.js";
 import { attachToRelay } from "/pkg/relay.js";
 import { mountSettings, api } from "./settings.js";
 import { mountAgentBar } from "./agents.js";

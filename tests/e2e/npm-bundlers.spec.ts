@@ -32,8 +32,14 @@ test.afterEach(() => {
   expect(problems).toEqual([]);
 });
 
-/** Opens `url`, waits for the terminal, then checks the theme, typing and a WebMCP read. */
-async function checkApp(page: Page, url: string, name: string): Promise<void> {
+/** Opens `url`, waits for the terminal, then checks the theme, typing, the find bar (`full`: the
+ * app loads the full entry; otherwise the core, where Ctrl+Shift+F is the program's) and a
+ * WebMCP read. */
+async function checkApp(page: Page, url: string, name: string, full: boolean): Promise<void> {
+  const wasm: string[] = [];
+  page.on("request", (r) => {
+    if (/\.wasm$/.test(new URL(r.url()).pathname)) wasm.push(new URL(r.url()).pathname);
+  });
   await page.goto(url);
   await page.waitForSelector(".wterm-row", { timeout: 30_000 });
   expect(await page.locator(".wterm").count()).toBe(1);
@@ -43,14 +49,22 @@ async function checkApp(page: Page, url: string, name: string): Promise<void> {
   await page.keyboard.type(`hello ${name}`);
   await expect.poll(() => screenText(page)).toContain(`hello ${name}`);
 
-  // The find bar: a chunk this bundler emitted, imported on Ctrl+Shift+F.
+  // The find bar: a chunk this bundler emitted, imported on Ctrl+Shift+F (full entry); the
+  // core's wasm is another file, and it has no find bar.
+  expect(wasm).toEqual([expect.stringMatching(full ? /wterm_wasm_full_bg.*\.wasm$/ : /wterm_wasm_bg.*\.wasm$/)]);
   await page.keyboard.press("Control+Shift+F");
   const find = page.getByRole("textbox", { name: "Find" });
-  await expect(find).toBeFocused();
-  await find.fill(`hello ${name}`);
-  await expect(page.locator(".wterm-findbar output")).toHaveText(/^1 of [1-9]/);
-  await find.press("Escape");
-  await expect(page.locator(".wterm-findbar")).toHaveCount(0);
+  if (full) {
+    await expect(find).toBeFocused();
+    await find.fill(`hello ${name}`);
+    await expect(page.locator(".wterm-findbar output")).toHaveText(/^1 of [1-9]/);
+    await find.press("Escape");
+    await expect(page.locator(".wterm-findbar")).toHaveCount(0);
+  } else {
+    await page.keyboard.type("!");
+    await expect.poll(() => screenText(page)).toContain(`hello ${name}!`);
+    expect(await find.count()).toBe(0);
+  }
 
   // The tools are registered once the terminal has initialized.
   await expect
@@ -73,7 +87,7 @@ async function withServer(start: () => Promise<RunningServer>, body: (s: Running
   }
 }
 
-test("next.js: a server component renders <Terminal>; next start serves it; it types and answers read_terminal", async ({ page }) => {
+test("next.js: a server component renders <Terminal full>; next start serves it; it types, finds and answers read_terminal", async ({ page }) => {
   await withServer(
     () => startServer(bin("next"), ["start", "-p", "PORT", "-H", "127.0.0.1"], join(install(), "next"), { NEXT_TELEMETRY_DISABLED: "1" }),
     async (next) => {
@@ -82,30 +96,30 @@ test("next.js: a server component renders <Terminal>; next start serves it; it t
       const html = await (await fetch(`${next.base}/`)).text();
       expect(html).toContain('class="term"');
       expect(html).not.toContain("wterm-row");
-      await checkApp(page, `${next.base}/`, "next");
+      await checkApp(page, `${next.base}/`, "next", true);
     },
   );
 });
 
-test("webpack 5: the app's CSS (style-loader) theme wins; it types and answers read_terminal", async ({ page }) => {
-  await withServer(() => serveDir(join(install(), "webpack", "dist")), (s) => checkApp(page, `${s.base}/`, "webpack"));
+test("webpack 5 (full entry): the app's CSS (style-loader) theme wins; it types, finds and answers read_terminal", async ({ page }) => {
+  await withServer(() => serveDir(join(install(), "webpack", "dist")), (s) => checkApp(page, `${s.base}/`, "webpack", true));
 });
 
 test("vite 8 build: it draws with the app's theme, types and answers read_terminal", async ({ page }) => {
-  await withServer(() => serveDir(join(install(), "vite8", "dist")), (s) => checkApp(page, `${s.base}/`, "vite8"));
+  await withServer(() => serveDir(join(install(), "vite8", "dist")), (s) => checkApp(page, `${s.base}/`, "vite8", false));
 });
 
 test("vite 8 dev server without optimizeDeps.exclude: the wasm loads; theme, typing and read_terminal", async ({ page }) => {
   await withServer(
     () => startServer(bin("vite"), ["--port", "PORT", "--strictPort", "--host", "127.0.0.1"], join(install(), "vite8")),
-    (s) => checkApp(page, `${s.base}/`, "vite8"),
+    (s) => checkApp(page, `${s.base}/`, "vite8", false),
   );
 });
 
 /** The React 18 app: React 18 rendered it, once (StrictMode's second mount in dev included), and
  * the forwarded ref is the WTerm. */
 async function checkReact18(page: Page, url: string) {
-  await checkApp(page, url, "react18");
+  await checkApp(page, url, "react18", false);
   expect(await page.evaluate(() => (window as any).__react.version)).toMatch(/^18\./);
   expect(await page.evaluate(() => (window as any).__react.refIsTerm())).toBe(true);
 }

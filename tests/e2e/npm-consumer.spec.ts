@@ -256,10 +256,10 @@ test("vite 7 dev server without optimizeDeps.exclude: the pre-bundled package lo
     await page.keyboard.type("dev server");
     await expect.poll(() => screenText(page)).toContain("dev server");
     // The package was pre-bundled (the case the fallback is for), and the wasm came from the
-    // package's own file.
+    // package's own file (the full entry's: the app passes `full`).
     const urls = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
     expect(urls.some((u) => /\/node_modules\/\.vite\/deps\/wterm-wasm_react\.js/.test(u))).toBe(true);
-    expect(urls.some((u) => /\/node_modules\/wterm-wasm\/wterm_wasm_bg\.wasm$/.test(u))).toBe(true);
+    expect(urls.some((u) => /\/node_modules\/wterm-wasm\/wterm_wasm_full_bg\.wasm$/.test(u))).toBe(true);
     await expect.poll(() => toolNames(page)).toEqual(ALL_TOOLS);
     expect((await call(page, "read_terminal", { waitFor: "dev server", timeoutMs: 5000 })).text).toContain("dev server");
   } finally {

@@ -166,7 +166,7 @@ test("a bad theme throws naming the field and the accepted forms, and changes no
   expect(await drawn(page)).toEqual(colours);
   // The constructor checks the option the same way.
   const bad = await page.evaluate(async () => {
-    const { WTerm } = await import("/pkg/wterm_wasm.js");
+    const { WTerm } = await import("/pkg/wterm_wasm_full.js");
     try {
       new WTerm(document.createElement("div"), { theme: { red: 255 } });
       return "no error";
@@ -230,7 +230,7 @@ test("setTheme before init() is kept for init(); after destroy() it does nothing
   await page.goto(`${server.base}/index.html`);
   await page.waitForFunction(() => (window as any).ready === true);
   const got = await page.evaluate(async () => {
-    const { WTerm } = await import("/pkg/wterm_wasm.js");
+    const { WTerm } = await import("/pkg/wterm_wasm_full.js");
     const host = document.createElement("div");
     document.body.append(host);
     const answers: string[] = [];
@@ -250,7 +250,7 @@ test("onBell and onProgress options", async ({ page }) => {
   await page.goto(`${server.base}/index.html`);
   await page.waitForFunction(() => (window as any).ready === true);
   const got = await page.evaluate(async () => {
-    const { WTerm } = await import("/pkg/wterm_wasm.js");
+    const { WTerm } = await import("/pkg/wterm_wasm_full.js");
     const events: unknown[] = [];
     const host = document.createElement("div");
     document.body.append(host);

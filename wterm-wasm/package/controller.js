@@ -1,7 +1,7 @@
 // The one implementation behind the React, Vue and Svelte bindings: creates a WTerm in an
 // element, then applies later options to the live terminal instead of re-creating it.
 //
-// Options (the components' props): webmcp, cols, rows, scrollback, onData, onResize, onTitle,
+// Options (the components' props): full, webmcp, cols, rows, scrollback, onData, onResize, onTitle,
 // onAgent (an agent read or wrote the terminal: {kind, tool, at, source}), onBell, onProgress
 // ({state, value}: OSC 9;4), theme (a preset name, a custom object or null), links, findBar,
 // onLink(uri, event), onSearch(result), relay ({url, token, session?, onSession?, onExit?,
@@ -17,7 +17,8 @@
 //   cannot change them later); onLink: whether it is set is read at creation, then the latest
 //   one is called;
 // - onSearch: the latest function is called with each search result.
-import init, { WTerm } from "./wterm_wasm.js";
+// - full: read once, at creation: `true` loads the full entry (search, plain-text links, the
+//   find bar, serialize), otherwise the core entry; links, findBar, onLink and onSearch need it.
 import { attachToRelay } from "./relay.js";
 
 /** A value-based key for the webmcp option, so a new object with the same fields is no change. */
@@ -72,6 +73,9 @@ export class TerminalController {
   }
 
   async start() {
+    // Each entry is a chunk of its own for bundlers, fetched only when chosen.
+    const full = this.options.full === true;
+    const { default: init, WTerm } = await (full ? import("./wterm_wasm_full.js") : import("./wterm_wasm.js"));
     await init();
     if (this.destroyed) return null;
     const o = this.options;
@@ -89,7 +93,7 @@ export class TerminalController {
       links: o.links,
       findBar: o.findBar,
       onLink: typeof o.onLink === "function" ? (uri, event) => this.options.onLink?.(uri, event) : undefined,
-      onSearch: (result) => this.options.onSearch?.(result),
+      onSearch: full ? (result) => this.options.onSearch?.(result) : undefined,
       onBell: () => this.options.onBell?.(),
       onProgress: (progress) => this.options.onProgress?.(progress),
     });

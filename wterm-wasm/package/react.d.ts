@@ -48,11 +48,17 @@ export interface TerminalProps extends Omit<HTMLAttributes<HTMLDivElement>, "onR
    */
   onAgent?: (activity: WTermAgentActivity) => void;
   /**
-   * Plain-text links: `http(s)://` URLs (default `true`) or your own `pattern`; Ctrl/Cmd+click
+   * Loads the full entry (`wterm-wasm/full`: search, plain-text links, the find bar and
+   * `serialize`) instead of the core one. `links`, `findBar`, `onLink` and `onSearch` need it;
+   * without it the terminal refuses them. Read at creation only. Default `false`.
+   */
+  full?: boolean;
+  /**
+   * Plain-text links (with `full`): `http(s)://` URLs (default `true`) or your own `pattern`; Ctrl/Cmd+click
    * opens one in a new tab without `window.opener`. `false`: off. Read at creation only.
    */
   links?: boolean | { pattern?: RegExp };
-  /** Ctrl+Shift+F opens the built-in find bar (default true). Read at creation only. */
+  /** Ctrl+Shift+F opens the built-in find bar (with `full`; default true). Read at creation only. */
   findBar?: boolean;
   /** Handles Ctrl/Cmd+click on a plain-text link instead of opening it (set it at creation). */
   onLink?: (uri: string, event: MouseEvent) => void;

@@ -11,6 +11,7 @@ import { createElement, forwardRef, useEffect, useImperativeHandle, useRef, useS
 import { TerminalController } from "./controller.js";
 
 const OPTION_PROPS = [
+  "full",
   "webmcp",
   "cols",
   "rows",

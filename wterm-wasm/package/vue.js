@@ -7,6 +7,7 @@ import { TerminalController } from "./controller.js";
 export const Terminal = defineComponent({
   name: "WTermTerminal",
   props: {
+    full: { type: Boolean, default: false },
     webmcp: { type: [Boolean, Object], default: false },
     cols: { type: Number, default: undefined },
     rows: { type: Number, default: undefined },
@@ -37,6 +38,7 @@ export const Terminal = defineComponent({
     let controller = null;
 
     const options = () => ({
+      full: props.full,
       webmcp: props.webmcp,
       cols: props.cols,
       rows: props.rows,

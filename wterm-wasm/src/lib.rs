@@ -15,7 +15,9 @@
 //! - `webmcp`: the four WebMCP tools, registered once per page for all terminals with WebMCP
 //!   on; `limits`: every limit of the tools.
 //! - `find`: search, its highlights, plain-text links, the find bar's loader; `export`:
-//!   `serialize` (text and ANSI from the core, HTML from the renderer's runs).
+//!   `serialize` (text and ANSI from the core, HTML from the renderer's runs). Both are in the
+//!   full build only (feature `full`, on by default; the package's `wterm-wasm/full` entry);
+//!   the core build (`wterm-wasm`) has `lean` in their place, whose methods throw.
 //! - `dom`: self-removing listeners and timers, the stylesheet, element helpers.
 #![deny(missing_docs)]
 
@@ -27,7 +29,9 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 
 mod a11y;
 mod dom;
+#[cfg(feature = "full")]
 mod export;
+#[cfg(feature = "full")]
 mod find;
 mod ime;
 mod input;
@@ -40,6 +44,10 @@ mod theme;
 mod touch;
 mod view;
 mod webmcp;
+#[cfg(not(feature = "full"))]
+mod lean;
+#[cfg(not(feature = "full"))]
+use lean::{export, find};
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -152,6 +160,8 @@ export interface WTermOptions {
   /** Called on each progress report of the program (`OSC 9 ; 4 ; state ; value`). */
   onProgress?: (progress: WTermProgress) => void;
   /**
+   * The full entry only (`wterm-wasm/full`; the core entry `wterm-wasm` refuses it unless
+   * `false`, and links, findBar, onLink and onSearch with it).
    * Plain-text links: `http://` and `https://` URLs (default, `true`), or the matches of your
    * own `pattern`; underlined under the pointer, opened by Ctrl+click (Cmd+click) in a new tab
    * without `window.opener`. OSC 8 links are unchanged. `false` turns detection off.
@@ -249,6 +259,16 @@ extern "C" {
     /// by `js::parse_options`.
     #[wasm_bindgen(typescript_type = "WTermOptions")]
     pub type OptionsArg;
+    /// An optional search query (`query?: string`; checked by `find`). An imported type rather
+    /// than `unchecked_param_type`, so the declarations mark it optional.
+    #[wasm_bindgen(typescript_type = "string")]
+    pub type QueryArg;
+    /// The options of `search`/`findNext`/`findPrevious` (`options?: WTermSearchOptions`).
+    #[wasm_bindgen(typescript_type = "WTermSearchOptions")]
+    pub type SearchOptionsArg;
+    /// The options of `serialize` (`options?: WTermSerializeOptions`).
+    #[wasm_bindgen(typescript_type = "WTermSerializeOptions")]
+    pub type SerializeOptionsArg;
 }
 
 /// A terminal drawn into a page element.
@@ -262,6 +282,7 @@ pub struct WTerm {
 
 impl WTerm {
     /// Another handle on the same terminal (for the find bar).
+    #[cfg(feature = "full")]
     pub(crate) fn from_shared(shared: Shared) -> WTerm {
         WTerm { shared }
     }
@@ -595,39 +616,44 @@ impl WTerm {
     /// 1000, `truncated` then true) and tells the `"search"` listeners.
     ///
     /// Throws when `query` is not a string, an option is not a boolean, or the regular
-    /// expression does not compile.
+    /// expression does not compile; in the core entry (`wterm-wasm`), always, naming the full
+    /// entry (`wterm-wasm/full`).
     #[wasm_bindgen(unchecked_return_type = "WTermSearchResult")]
     pub fn search(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "WTermSearchOptions")] options: Option<JsValue>,
+        options: Option<SearchOptionsArg>,
     ) -> Result<JsValue, JsError> {
         if absent(&query) {
             return Err(JsError::new("query must be a string; got undefined"));
         }
-        self.find(Some(&query), options, None)
+        self.find(Some(&query), options.map(JsValue::from), None)
     }
 
     /// `findNext(query?, options?)`: the next match, as `search` (xterm.js search addon's name).
+    /// Search (`search`, `findNext`, `findPrevious`) and `serialize` are in the full entry
+    /// (`wterm-wasm/full`); in the core entry they throw, saying so.
     /// Without `query`, repeats the last search forwards. Throws as `search`, and when there is
     /// no search to repeat.
     #[wasm_bindgen(js_name = findNext, unchecked_return_type = "WTermSearchResult")]
     pub fn find_next(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] query: Option<JsValue>,
-        #[wasm_bindgen(unchecked_param_type = "WTermSearchOptions")] options: Option<JsValue>,
+        query: Option<QueryArg>,
+        options: Option<SearchOptionsArg>,
     ) -> Result<JsValue, JsError> {
-        self.find(query.as_ref(), options, Some(false))
+        let query = query.map(JsValue::from);
+        self.find(query.as_ref(), options.map(JsValue::from), Some(false))
     }
 
     /// `findPrevious(query?, options?)`: the previous match; otherwise as `findNext`.
     #[wasm_bindgen(js_name = findPrevious, unchecked_return_type = "WTermSearchResult")]
     pub fn find_previous(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] query: Option<JsValue>,
-        #[wasm_bindgen(unchecked_param_type = "WTermSearchOptions")] options: Option<JsValue>,
+        query: Option<QueryArg>,
+        options: Option<SearchOptionsArg>,
     ) -> Result<JsValue, JsError> {
-        self.find(query.as_ref(), options, Some(true))
+        let query = query.map(JsValue::from);
+        self.find(query.as_ref(), options.map(JsValue::from), Some(true))
     }
 
     /// `clearSearch()`: ends the search and removes its highlights.
@@ -645,10 +671,10 @@ impl WTerm {
     /// option and what is accepted.
     pub fn serialize(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "WTermSerializeOptions")] options: Option<JsValue>,
+        options: Option<SerializeOptionsArg>,
     ) -> Result<String, JsError> {
         let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
-        export::serialize(&mut inner, &options.unwrap_or(JsValue::UNDEFINED))
+        export::serialize(&mut inner, &options.map_or(JsValue::UNDEFINED, JsValue::from))
     }
 
     /// Width in columns.

@@ -142,4 +142,5 @@ pub(crate) const VELOCITY_SAMPLES: usize = 8;
 /// The longest query `search` takes, in characters. V8 refuses a pattern of some 50,000
 /// characters ("Regular expression too large", measured at 60,000 with the `i` flag) and the
 /// longest line a person searches for is far shorter.
+#[cfg(feature = "full")]
 pub(crate) const MAX_SEARCH_QUERY_CHARS: usize = 10_000;

@@ -31,9 +31,10 @@ export const name = document.title.replace(/^.*: /, "");
 
 /** The first props: WebMCP on with a per-framework name, the size fitted to the element, and
  * Ctrl+V pasting (the binding must pass pasteWithCtrlV to the terminal, not to the element),
- * and onSearch (the find bar's results reach the app). */
+ * and onSearch (the find bar's results reach the app), which needs the full entry (`full`). */
 export function initialProps() {
   return {
+    full: true,
     webmcp: { name: `${name}-term`, description: `${name} consumer app` },
     pasteWithCtrlV: true,
     onSearch: (result) => app.searches.push(result),

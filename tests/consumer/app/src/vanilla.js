@@ -1,5 +1,6 @@
-// The package without a framework: WTerm and the relay client, as the README shows them.
-import init, { WTerm } from "wterm-wasm";
+// The package without a framework: WTerm (the full entry: the find bar) and the relay client,
+// as the README shows them.
+import init, { WTerm } from "wterm-wasm/full";
 import { attachToRelay } from "wterm-wasm/relay";
 import { app, initialProps, onData, onReady, onResize, relayMode, relayProp } from "./common.js";
 

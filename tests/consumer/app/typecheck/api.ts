@@ -110,3 +110,17 @@ export function vueRender() {
   };
   return h(VueTerminal, props);
 }
+
+// The full entry: the same class and types, with search and serialize working.
+import initFull, { WTerm as WTermFull, type WTermSearchResult as FullSearchResult } from "wterm-wasm/full";
+export async function fullEntry(el: HTMLElement): Promise<string> {
+  await initFull();
+  const term = new WTermFull(el, { links: { pattern: /ticket-\d+/ }, findBar: true });
+  await term.init();
+  const found: FullSearchResult = term.findNext("ticket");
+  term.findPrevious();
+  term.serialize();
+  const svelteFull: TerminalOptions = { full: true, findBar: true };
+  void svelteFull;
+  return `${found.count} ${term.serialize({ format: "html", scrollback: 10 })}`;
+}

@@ -1,8 +1,9 @@
 // The package without a framework, bundled by webpack 5 with the usual css-loader and
 // style-loader (which add the app's CSS to the page when this module runs, before the terminal
 // adds its own stylesheet). webpack finds the wasm through `new URL(..., import.meta.url)`.
+// The full entry (the find bar); the Vite 8 and React 18 apps use the core.
 import "./page.css";
-import init, { WTerm } from "wterm-wasm";
+import init, { WTerm } from "wterm-wasm/full";
 
 async function main() {
   await init();
