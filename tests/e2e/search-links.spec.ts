@@ -92,6 +92,9 @@ test("search: a regex, and a match crossing a soft wrap, highlighted on both row
   expect(String(r)).toMatch(/query is not a valid regular expression \(.*\); with regex: true it is a JavaScript RegExp source/);
   const bad = await call(page, "search", "x", { regex: "yes" }).catch((e: Error) => e.message);
   expect(bad).toContain('regex must be a boolean; got "yes"');
+  // A misspelt option is refused, not ignored.
+  const typo = await call(page, "search", "x", { casesensitive: true }).catch((e: Error) => e.message);
+  expect(typo).toContain("search options has unknown keys casesensitive; accepted: caseSensitive, regex, wholeWord, backwards, incremental");
 });
 
 // Regression (newcomer probe): search("x".repeat(60000)) threw V8's "Regular expression too
@@ -285,4 +288,6 @@ test("serialize: text as read gives it; ANSI rebuilds the same cells in a fresh 
   expect(parsed.bg.trim()).toBe("#1e1e1e");
   const bad = await call(page, "serialize", { format: "pdf" }).catch((e: Error) => e.message);
   expect(bad).toContain('format must be "text", "ansi" or "html"; got "pdf"');
+  const typo = await call(page, "serialize", { fromat: "html" }).catch((e: Error) => e.message);
+  expect(typo).toContain("serialize options has unknown keys fromat; accepted: format, scrollback");
 });

@@ -48,6 +48,7 @@ pub(crate) fn serialize(inner: &mut Inner, options: &JsValue) -> Result<String, 
                 describe(options)
             )));
         }
+        crate::js::refuse_unknown_keys(options, "serialize options", &["format", "scrollback"])?;
         let f = prop(options, "format", "format")?;
         if !absent(&f) {
             format = match f.as_string().as_deref() {

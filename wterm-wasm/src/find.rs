@@ -141,6 +141,17 @@ fn parse_opts(v: &JsValue) -> Result<Opts, JsError> {
             describe(v)
         )));
     }
+    crate::js::refuse_unknown_keys(
+        v,
+        "search options",
+        &[
+            "caseSensitive",
+            "regex",
+            "wholeWord",
+            "backwards",
+            "incremental",
+        ],
+    )?;
     let b =
         |k: &str| -> Result<bool, JsError> { Ok(opt_bool(&prop(v, k, k)?, k)?.unwrap_or(false)) };
     Ok(Opts {

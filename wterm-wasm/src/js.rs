@@ -446,6 +446,31 @@ fn has_key(v: &JsValue, key: &str) -> bool {
     js_sys::Reflect::get(v, &JsValue::from_str(key)).is_ok_and(|x| !x.is_undefined())
 }
 
+/// Refuses a plain object `v` with keys outside `accepted` (a misspelt option would otherwise be
+/// ignored): "`name` has unknown keys a, b; accepted: x, y". Anything else passes.
+pub(crate) fn refuse_unknown_keys(
+    v: &JsValue,
+    name: &str,
+    accepted: &[&str],
+) -> Result<(), JsError> {
+    if !is_plain_object(v) {
+        return Ok(());
+    }
+    let unknown: Vec<String> = js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>())
+        .iter()
+        .filter_map(|k| k.as_string())
+        .filter(|k| !accepted.contains(&k.as_str()))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(JsError::new(&format!(
+        "{name} has unknown keys {}; accepted: {}",
+        unknown.join(", "),
+        accepted.join(", ")
+    )))
+}
+
 /// Parses `setWebMCP`'s argument as a change to `current`: `false` withdraws; `true` turns the
 /// tools on, keeping the current settings; in an object, a key left out keeps its current value
 /// and `null` restores its default (spec: "changes the options of a live terminal"). Keys other
@@ -455,20 +480,7 @@ pub(crate) fn webmcp_update(
     name: &str,
     current: Option<&WebMcpConfig>,
 ) -> Result<Option<WebMcpConfig>, JsError> {
-    if is_plain_object(v) {
-        let unknown: Vec<String> = js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>())
-            .iter()
-            .filter_map(|k| k.as_string())
-            .filter(|k| !WEBMCP_KEYS.contains(&k.as_str()))
-            .collect();
-        if !unknown.is_empty() {
-            return Err(JsError::new(&format!(
-                "{name} has unknown keys {}; accepted: {}",
-                unknown.join(", "),
-                WEBMCP_KEYS.join(", ")
-            )));
-        }
-    }
+    refuse_unknown_keys(v, name, &WEBMCP_KEYS)?;
     let parsed = webmcp_arg(v, name)?;
     Ok(match (parsed, current) {
         (Some(_), Some(cur)) if v.as_bool() == Some(true) => Some(cur.clone()),

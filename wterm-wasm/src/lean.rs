@@ -34,7 +34,9 @@ pub(crate) mod find {
         for name in FULL_OPTIONS {
             let value = prop(v, name, name)?;
             if !absent(&value) && value.as_bool() != Some(false) {
-                return Err(JsError::new(&format!("the option {name} {FULL_BUILD_ONLY}")));
+                return Err(JsError::new(&format!(
+                    "the option {name} {FULL_BUILD_ONLY}"
+                )));
             }
         }
         Ok(Find::default())

@@ -36,6 +36,8 @@ mod find;
 mod ime;
 mod input;
 mod js;
+#[cfg(not(feature = "full"))]
+mod lean;
 mod limits;
 mod mouse;
 mod render;
@@ -44,8 +46,6 @@ mod theme;
 mod touch;
 mod view;
 mod webmcp;
-#[cfg(not(feature = "full"))]
-mod lean;
 #[cfg(not(feature = "full"))]
 use lean::{export, find};
 
@@ -669,12 +669,12 @@ impl WTerm {
     /// standalone `<pre>` with the theme's colors, every character escaped). `scrollback`:
     /// `true` (default) all history, `false` none, or a number of rows. Throws naming a bad
     /// option and what is accepted.
-    pub fn serialize(
-        &self,
-        options: Option<SerializeOptionsArg>,
-    ) -> Result<String, JsError> {
+    pub fn serialize(&self, options: Option<SerializeOptionsArg>) -> Result<String, JsError> {
         let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
-        export::serialize(&mut inner, &options.map_or(JsValue::UNDEFINED, JsValue::from))
+        export::serialize(
+            &mut inner,
+            &options.map_or(JsValue::UNDEFINED, JsValue::from),
+        )
     }
 
     /// Width in columns.

@@ -350,6 +350,8 @@ fn chord_problem(kind: &ErrorKind) -> String {
             format!("modifier {} given more than once", quote(name))
         }
         ErrorKind::EmptyKey => "empty key name".to_string(),
-        other => format!("{other:?}"),
+        ErrorKind::UnknownBrokerKey { name } => format!("unknown key {}", quote(name)),
+        // Not `{:?}`: Debug would bring core's string escaping into the wasm.
+        _ => "invalid key chord".to_string(),
     }
 }
