@@ -1,6 +1,6 @@
-// Sessions that outlive the relay (--persist, issue 19): the relay restarts under a page (SIGTERM,
-// then SIGKILL); the page re-attaches by itself to the same shell, with its screen, and what was
-// typed while the relay was down reaches the shell once.
+// Sessions that outlive the relay (the relay's default since issue 19; no flag given here): the
+// relay restarts under a page (SIGTERM, then SIGKILL); the page re-attaches by itself to the same
+// shell, with its screen, and what was typed while the relay was down reaches the shell once.
 import { test, expect } from "@playwright/test";
 import { startRelay, screenText, waitForPrompt } from "./relay";
 
@@ -8,9 +8,9 @@ const lines = async (page: import("@playwright/test").Page) => (await screenText
 
 test("the page re-attaches to its shell after relay restarts; input typed meanwhile arrives once", async ({ page }) => {
   test.setTimeout(90_000);
-  const first = await startRelay(["--persist"], { token: "restart-token-e2e" });
+  const first = await startRelay([], { token: "restart-token-e2e", persist: true });
   const port = Number(new URL(first.url).port);
-  const again = () => startRelay(["--persist"], { token: "restart-token-e2e", home: first.home, port });
+  const again = () => startRelay([], { token: "restart-token-e2e", home: first.home, port, persist: true });
   let last = first;
   try {
     await page.goto(first.pageUrl());
