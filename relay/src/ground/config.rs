@@ -698,6 +698,24 @@ mod tests {
     }
 
     #[test]
+    fn sessions_are_held_unless_a_flag_or_the_file_says_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let resolve = |a: ServeArgs| Config::resolve_with(a, |_| None).unwrap().persist;
+        assert!(resolve(args(&state)), "held by default (issue 19)");
+        let mut off = args(&state);
+        off.no_persist = true;
+        assert!(!resolve(off));
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "persist = false\n").unwrap();
+        let mut from_file = args(&state);
+        from_file.config = Some(file.clone());
+        assert!(!resolve(from_file.clone()));
+        from_file.persist = true;
+        assert!(resolve(from_file), "the flag wins over the file");
+    }
+
+    #[test]
     fn plain_http_beyond_loopback_needs_tls_or_the_flag() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
