@@ -215,6 +215,9 @@ fn list_holders(state: &std::path::Path, found: Vec<Found>, json: bool, p: &mut 
                     Found::Foreign { id, socket, owner } => serde_json::json!({
                         "state": "foreign", "id": id, "socket": socket, "owner": owner,
                     }),
+                    Found::Silent { id, why } => serde_json::json!({
+                        "state": "silent", "id": id, "why": why,
+                    }),
                     Found::Stale { id, socket, why } => serde_json::json!({
                         "state": "stale", "id": id, "socket": socket, "why": why,
                     }),
@@ -267,6 +270,10 @@ fn list_holders(state: &std::path::Path, found: Vec<Found>, json: bool, p: &mut 
                 "{id:>4}  {dash:>7}  {dash:>7}  {dash:>9}  {dash:<24}  {dash:<8}  (not yours: \
                  {} is owned by user {owner} or is not a socket)",
                 socket.display()
+            ),
+            Found::Silent { id, why } => format!(
+                "{id:>4}  {dash:>7}  {dash:>7}  {dash:>9}  {dash:<24}  {dash:<8}  (not answering: \
+                 {why})"
             ),
             Found::Stale { id, why, .. } => format!(
                 "{id:>4}  {dash:>7}  {dash:>7}  {dash:>9}  {dash:<24}  {dash:<8}  (stale: {why}; \

@@ -583,7 +583,7 @@ fn serve(
     loop {
         {
             let ending = held.ending.load(Ordering::Acquire);
-            let attached = ending && held.conn().is_some();
+            let attached = ending && ctl::attached(held);
             let ring = held.ring();
             if let Some(at) = ring.exited_at {
                 let drained = ring.output_done || at.elapsed() >= EXIT_DRAIN_MAX;

@@ -759,3 +759,29 @@ async fn a_failing_holder_writes_its_log_and_the_relay_names_it() {
     ));
     signal(pid, libc::SIGKILL);
 }
+
+/// Regression: a holder blocked writing output to a relay that reads nothing (stopped with
+/// SIGSTOP) still answers `holders list`, as attached; it used to wait for the connection's
+/// lock, time out, and be listed as stale (and `holders kill` would have removed its sockets).
+#[tokio::test]
+async fn a_holder_blocked_on_a_stopped_relay_is_listed_not_called_stale() {
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let mut holders = Holders::new(&state_dir);
+    let relay = start(&state_dir, &[]).await;
+    let id = relay.new_session().await;
+    let mut page = attach_at_prompt(&relay, id).await;
+    holders.note(&relay).await;
+    page.send_input(b"yes flood-line\r").await;
+    page.wait_output(b"flood-line", WAIT).await;
+    signal(relay.pid(), libc::SIGSTOP);
+    // Long enough for the socket to the relay to fill and the holder's write to block.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let info = listed(&state_dir, id);
+    signal(relay.pid(), libc::SIGCONT);
+    let info = info.unwrap();
+    assert_eq!(info["state"], "live", "{info}");
+    assert_eq!(info["holder"]["attached"], true, "{info}");
+    assert!(state_dir.join(format!("holders/{id}.sock")).exists());
+    page.send_input(b"\x03").await;
+}

@@ -153,8 +153,19 @@ pub(super) fn serve_ctl(held: &Held, stream: UnixStream) {
     let _ = writeln!(w, "{answer}");
 }
 
+/// Whether a relay is connected, without waiting: the connection's lock is held across
+/// writes to the relay, which block while a stopped relay reads nothing (it then counts as
+/// connected).
+pub(super) fn attached(held: &Held) -> bool {
+    match held.conn.try_lock() {
+        Ok(conn) => conn.is_some(),
+        Err(std::sync::TryLockError::WouldBlock) => true,
+        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner().is_some(),
+    }
+}
+
 fn info(held: &Held) -> HolderInfo {
-    let attached = held.conn().is_some();
+    let attached = attached(held);
     let exit = held.ring().exit;
     let mut ws = libc::winsize {
         ws_row: 0,
@@ -249,6 +260,13 @@ pub enum Found {
         /// Its owner's uid.
         owner: u32,
     },
+    /// A holder that took the control connection and did not answer in time: left alone.
+    Silent {
+        /// The session id.
+        id: SessionId,
+        /// What went wrong.
+        why: String,
+    },
     /// Nobody answers (the holder was killed): `holders kill` removes the files.
     Stale {
         /// The session id its name gives.
@@ -265,9 +283,10 @@ impl Found {
     pub fn id(&self) -> SessionId {
         match self {
             Found::Live(info) => info.id,
-            Found::NoControl { id, .. } | Found::Foreign { id, .. } | Found::Stale { id, .. } => {
-                *id
-            }
+            Found::NoControl { id, .. }
+            | Found::Foreign { id, .. }
+            | Found::Silent { id, .. }
+            | Found::Stale { id, .. } => *id,
         }
     }
 }
@@ -331,14 +350,30 @@ fn examine(id: SessionId, socket: PathBuf) -> Found {
     }
     let ctl = ctl_path(&socket);
     if ctl.exists() {
-        return match ask(&ctl, "info")
+        let stream = match UnixStream::connect(&ctl) {
+            Ok(stream) => stream,
+            // Only a socket nobody listens on is stale; anything else is left alone.
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                return Found::Stale {
+                    id,
+                    socket,
+                    why: "nobody answers on its control socket".into(),
+                }
+            }
+            Err(e) => {
+                return Found::Silent {
+                    id,
+                    why: format!("cannot connect to its control socket: {e}"),
+                }
+            }
+        };
+        return match ask_on(stream, "info")
             .and_then(|v| serde_json::from_value::<HolderInfo>(v).map_err(io::Error::other))
         {
             Ok(info) => Found::Live(info),
-            Err(e) => Found::Stale {
+            Err(e) => Found::Silent {
                 id,
-                socket,
-                why: format!("its control socket does not answer ({e})"),
+                why: format!("its holder did not answer ({e})"),
             },
         };
     }
@@ -358,7 +393,10 @@ fn examine(id: SessionId, socket: PathBuf) -> Found {
 
 /// Sends `{"op": op}` on control socket `ctl` and reads the one-line answer.
 fn ask(ctl: &Path, op: &str) -> io::Result<serde_json::Value> {
-    let stream = UnixStream::connect(ctl)?;
+    ask_on(UnixStream::connect(ctl)?, op)
+}
+
+fn ask_on(stream: UnixStream, op: &str) -> io::Result<serde_json::Value> {
     if peer_uid(&stream) != Some(own_uid()) {
         return Err(io::Error::other("it is served by another user"));
     }
@@ -423,6 +461,7 @@ pub fn kill_found(state_dir: &Path, found: Found) -> Result<Killed, String> {
             remove_files(&socket);
             Ok(Killed::Removed { why })
         }
+        Found::Silent { id, why } => Err(format!("session {id}: {why}; left alone")),
         Found::Live(info) => {
             let answer = ask(&ctl_path(&socket), "kill")
                 .map_err(|e| format!("session {}: its holder did not answer: {e}", info.id))?;
