@@ -50,6 +50,14 @@ echo "== MCP clients (official Python SDK, mcp 1.x and 2.x) against the relay"
 bash tests/mcp/python-sdk.sh 2>&1 | tee -a "$log"
 echo "== agent tasks through MCP (tool calls per task; table at the end)"
 node --test tests/agent/ 2>&1 | tee -a "$log"
+echo "== no session holder left running by the suites above (each test relay's state directory is a temp dir)"
+left="$(pgrep -af 'wterm-relay hold ' | grep -F "${TMPDIR:-/tmp}/" || true)"
+if [ -n "$left" ]; then
+  echo "$left"
+  echo "holders left behind: 0 passed, $(printf '%s\n' "$left" | wc -l) failed" | tee -a "$log"
+else
+  echo "holders left behind: none, 1 passed" | tee -a "$log"
+fi
 echo "== short fuzz pass (cargo-fuzz, ${WTERM_FUZZ_SECONDS:-45} s)"
 bash scripts/fuzz.sh "${WTERM_FUZZ_SECONDS:-45}" 2>&1 | tail -n 25
 

@@ -81,6 +81,16 @@ fn main() -> ExitCode {
             let code = wterm_relay::session::holder::hold_main();
             return ExitCode::from(u8::try_from(code).unwrap_or(1));
         }
+        Action::Holders(command) => {
+            let printed = wterm_relay::cli::holders(&command, |k| std::env::var_os(k));
+            for line in &printed.out {
+                println!("{line}");
+            }
+            for line in &printed.err {
+                eprintln!("wterm-relay holders: {line}");
+            }
+            return ExitCode::from(printed.code);
+        }
         Action::ShellIntegration(shell) => {
             print!("{}", shell.script());
             return ExitCode::SUCCESS;

@@ -1,6 +1,8 @@
 // Starts the real wterm-relay binary for a test: a fresh state directory, a known page token,
-// bash with a plain prompt, and a port chosen by the OS.
-import { spawn, type ChildProcess } from "node:child_process";
+// bash with a plain prompt, and a port chosen by the OS. Sessions end with the relay
+// (`--no-persist`) unless the test is about held sessions (`persist: true`, the relay's own
+// default): then stopping the relay ends them too (`wterm-relay holders kill --all`).
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -14,23 +16,27 @@ export interface Relay {
   home: string; // the shell's HOME, a temp dir
   pageUrl: (query?: string) => string; // page URL with the token in the fragment
   printedUrl: string; // the page URL as the relay printed it
+  /** Ends held sessions (with `persist`), then the relay, and removes its home. */
   stop: () => Promise<void>;
-  /** Ends the relay with `signal` and waits for it, keeping its home and state directory. */
+  /** Ends the relay with `signal` and waits for it, keeping its home, state directory and
+   * held sessions (a restart on the same `home` takes them over). */
   kill: (signal: NodeJS.Signals) => Promise<void>;
   log: () => string;
 }
 
 export async function startRelay(
   extraArgs: string[] = [],
-  opts: { token?: string; home?: string; port?: number } = {},
+  opts: { token?: string; home?: string; port?: number; persist?: boolean } = {},
 ): Promise<Relay> {
   // `home` and `port`: a restart of an earlier relay, on its state directory and port.
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "wterm-e2e-"));
   const token = opts.token ?? "e2e-" + Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
   writeFileSync(join(home, ".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n");
+  const state = join(home, "state");
+  const persistence = opts.persist ? [] : ["--no-persist"];
   const child: ChildProcess = spawn(
     RELAY_BIN,
-    ["serve", "--port", String(opts.port ?? 0), "--state-dir", join(home, "state"), ...extraArgs],
+    ["serve", "--port", String(opts.port ?? 0), "--state-dir", state, ...persistence, ...extraArgs],
     {
       env: {
         ...process.env,
@@ -71,7 +77,9 @@ export async function startRelay(
       }
     },
     stop: async () => {
-      if (child.exitCode === null) {
+      // Whether or not this relay still runs (a test may have killed it), its holders go.
+      if (opts.persist) endHeldSessions(state);
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGTERM");
         await exited;
@@ -79,6 +87,11 @@ export async function startRelay(
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** `wterm-relay holders kill --all` on `stateDir`: ends every session held there. */
+export function endHeldSessions(stateDir: string): void {
+  spawnSync(RELAY_BIN, ["holders", "kill", "--all", "--state-dir", stateDir], { stdio: "ignore" });
 }
 
 /** The terminal's visible text as a person sees it: one line per row, trailing spaces trimmed. */

@@ -1,7 +1,7 @@
 // Starting a real relay and talking to it with the official MCP TypeScript SDK, for the MCP
 // client tests and the agent-task suite.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -19,7 +19,12 @@ export async function startRelay({ knobs = { enabled: true, default_mode: "readw
   const token = "page-" + rand();
   const mcpToken = "mcp-" + rand();
   writeFileSync(join(home, ".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n");
-  const child = spawn(BIN, ["serve", "--port", "0", "--state-dir", join(home, "state"), ...args], {
+  // Sessions held past the relay (its default, issue 19) only for a test that asks with
+  // --persist; its held sessions are then ended when it stops the relay.
+  const held = args.includes("--persist");
+  const persistence = held || args.includes("--no-persist") ? [] : ["--no-persist"];
+  const state = join(home, "state");
+  const child = spawn(BIN, ["serve", "--port", "0", "--state-dir", state, ...persistence, ...args], {
     env: {
       ...process.env, HOME: home, SHELL: "/bin/bash", WEB_TERMINAL_TOKEN: token,
       WEB_TERMINAL_MCP_TOKEN: mcpToken, RUST_LOG: process.env.RUST_LOG ?? "warn",
@@ -48,6 +53,7 @@ export async function startRelay({ knobs = { enabled: true, default_mode: "readw
       assert.equal(r.status, 200, await r.text());
     },
     stop: async () => {
+      if (held) spawnSync(BIN, ["holders", "kill", "--all", "--state-dir", state], { stdio: "ignore" });
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGTERM");

@@ -85,6 +85,9 @@ async fn start_relay(bin: &PathBuf) -> Relay {
     let mut child = Command::new(bin)
         .args(["--port", "0", "--state-dir"])
         .arg(dir.join("state"))
+        // The relay's own connection handling is measured here; sessions are its children
+        // (not held past it, the default since issue 19) so a killed bench leaves no shells.
+        .arg("--no-persist")
         .env("HOME", &home)
         .env("SHELL", "/bin/bash")
         .env("WEB_TERMINAL_TOKEN", PAGE_TOKEN)

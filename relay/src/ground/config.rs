@@ -99,7 +99,8 @@ pub struct ServeArgs {
     /// default; a configuration file can say `persist = false`).
     #[arg(long, conflicts_with = "no_persist")]
     pub persist: bool,
-    /// Sessions are children of the relay and end with it.
+    /// Sessions are children of the relay and end with it (SIGHUP at shutdown), as before
+    /// issue 19; a configuration file can say `persist = false` for the same.
     #[arg(long)]
     pub no_persist: bool,
 }
@@ -158,8 +159,9 @@ pub struct Config {
     pub persist: bool,
 }
 
-/// Whether sessions outlive the relay when neither a flag nor the configuration file says.
-pub const PERSIST_BY_DEFAULT: bool = false;
+/// Whether sessions outlive the relay when neither a flag nor the configuration file says
+/// (issue 19: shells survive a restart or an upgrade of the relay, as tmux's do).
+pub const PERSIST_BY_DEFAULT: bool = true;
 
 /// Why the configuration could not be resolved; says what was wrong and what is accepted.
 #[derive(Debug)]
@@ -693,6 +695,24 @@ mod tests {
             no_persist: false,
             audit_reads: false,
         }
+    }
+
+    #[test]
+    fn sessions_are_held_unless_a_flag_or_the_file_says_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let resolve = |a: ServeArgs| Config::resolve_with(a, |_| None).unwrap().persist;
+        assert!(resolve(args(&state)), "held by default (issue 19)");
+        let mut off = args(&state);
+        off.no_persist = true;
+        assert!(!resolve(off));
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "persist = false\n").unwrap();
+        let mut from_file = args(&state);
+        from_file.config = Some(file.clone());
+        assert!(!resolve(from_file.clone()));
+        from_file.persist = true;
+        assert!(resolve(from_file), "the flag wins over the file");
     }
 
     #[test]

@@ -428,8 +428,24 @@ pub const HOLDER_MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
 pub const HOLDER_START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a holder whose program has exited waits for a relay to take the exit status
-/// before it ends anyway (holders never outlive their programs by more than this).
+/// before it ends anyway (holders never outlive their programs by more than this). While the
+/// program runs, a holder waits for a relay as long as it takes (as tmux's server does): a
+/// relay that is down for a day finds its shells on its return. Tests shorten this with
+/// `WTERM_HOLDER_ORPHAN_GRACE_MS` (`session::holder::ORPHAN_GRACE_ENV`).
 pub const HOLDER_ORPHAN_GRACE: Duration = Duration::from_secs(60);
+
+/// Largest size of a holder's log (`STATE_DIR/holders/N.log`), in bytes: past it the log is
+/// renamed `N.log.old` (replacing an older one) and a new one begins, so a holder keeps at
+/// most twice this on disk.
+pub const HOLDER_LOG_BYTES: u64 = 256 * 1024;
+
+/// How long `wterm-relay holders list|kill` waits for a holder's control socket to answer
+/// (`N.ctl`) before it calls the holder stale.
+pub const HOLDER_CTL_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long `wterm-relay holders kill` waits for a holder to end after its program got SIGHUP
+/// and, [`KILL_GRACE`] later, SIGKILL with its process group.
+pub const HOLDER_KILL_WAIT: Duration = Duration::from_secs(5);
 
 /// How long the relay waits for one holder's first frame when it reconnects at start.
 pub const HOLDER_HELLO_TIMEOUT: Duration = Duration::from_secs(5);

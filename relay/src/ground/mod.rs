@@ -1,5 +1,6 @@
 //! The ground layer: what every layer above uses and that uses nothing above it.
 //!
+//! - [`clock`]: epoch milliseconds and RFC 3339 times;
 //! - [`limits`]: every limit, with its unit and what happens at it;
 //! - [`refusal`]: [`Refusal`], the status, code and detail of every refused request, and
 //!   [`refusal::unknown_or_off`], the one builder of the indistinguishable 404;
@@ -11,6 +12,7 @@
 //! - [`shell_integration`]: the scripts that make bash, zsh and fish report their commands, and
 //!   how a shell the relay starts gets them.
 
+pub mod clock;
 pub mod config;
 pub mod fields;
 pub mod limits;

@@ -17,8 +17,12 @@
 //!   bound. Output is kept in a ring since the last snapshot ([`HOLDER_RING_BYTES`]).
 //! - The holder never buffers input: what a relay sent before it went away was written to the
 //!   PTY or is gone with that relay's socket; nothing is delivered twice.
-//! - A holder ends when its program has exited and a relay has taken the exit status, or
-//!   [`HOLDER_ORPHAN_GRACE`] after the exit without one.
+//! - A holder lives as long as its program, with or without a relay (like tmux's server). It
+//!   ends when its program has exited and a relay has taken the exit status, or
+//!   [`HOLDER_ORPHAN_GRACE`] after the exit without one, or at once when ended through its
+//!   control socket ([`ctl`]: `wterm-relay holders list|kill`).
+//! - Its own errors go to `N.log` beside its socket ([`ctl::HolderLog`]), never to the relay's
+//!   terminal; the relay names that file in its log when a holder fails.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -26,7 +30,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::Instant;
@@ -47,6 +51,20 @@ use crate::ground::limits::{
     PTY_READ_CHUNK_BYTES,
 };
 use crate::ground::program::Program;
+
+pub mod ctl;
+
+/// The environment variable that shortens [`HOLDER_ORPHAN_GRACE`] for tests, in
+/// milliseconds; a holder reads it from its own environment (the relay's).
+pub const ORPHAN_GRACE_ENV: &str = "WTERM_HOLDER_ORPHAN_GRACE_MS";
+
+/// [`HOLDER_ORPHAN_GRACE`], or [`ORPHAN_GRACE_ENV`] when set to a number.
+fn orphan_grace() -> std::time::Duration {
+    std::env::var(ORPHAN_GRACE_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(HOLDER_ORPHAN_GRACE, std::time::Duration::from_millis)
+}
 
 /// The version of the holder protocol (frames and [`Hello`]). A relay speaks only to holders of
 /// its own version; it leaves others running and says so in its log.
@@ -304,6 +322,12 @@ struct Held {
     id: SessionId,
     label: String,
     integration: String,
+    /// The program and its arguments, and when it started (epoch ms), for `holders list`.
+    argv: Vec<String>,
+    started_ms: u64,
+    /// Ended through the control socket: end without waiting for a relay.
+    ending: AtomicBool,
+    log: Arc<ctl::HolderLog>,
 }
 
 #[derive(Default)]
@@ -380,18 +404,23 @@ pub fn hold_main() -> i32 {
         let _ = writeln!(out, "{}", serde_json::to_string(&r).unwrap_or_default());
         let _ = out.flush();
     };
-    match start_holding(&spec) {
-        Ok((held, master, listener, child)) => {
+    let log = Arc::new(ctl::HolderLog::new(ctl::log_path(&spec.socket), spec.id));
+    match start_holding(&spec, log.clone()) {
+        Ok((held, master, listeners, child)) => {
             report(Started {
                 ok: true,
                 error: None,
             });
-            // Nobody reads stdout and stderr any more: the relay that started us may go.
+            // Nobody reads stdout and stderr any more: the relay that started us may go. A
+            // panic's message goes to the log instead.
             quiet_stdio();
-            serve(&held, &master, listener, child, &spec.socket);
+            let panic_log = log.clone();
+            std::panic::set_hook(Box::new(move |info| panic_log.line(&format!("{info}"))));
+            serve(&held, &master, listeners, child, &spec.socket);
             0
         }
         Err(e) => {
+            log.line(&format!("cannot start {:?}: {e}", spec.argv));
             report(Started {
                 ok: false,
                 error: Some(e.to_string()),
@@ -420,25 +449,49 @@ type Child = Box<dyn portable_pty::Child + Send + Sync>;
 
 type MasterBox = Box<dyn portable_pty::MasterPty + Send>;
 
-fn start_holding(spec: &HoldSpec) -> io::Result<(Arc<Held>, MasterBox, UnixListener, Child)> {
+/// The holder's two listening sockets: the relay's (`N.sock`) and the control socket
+/// (`N.ctl`).
+struct Listeners {
+    relay: UnixListener,
+    ctl: UnixListener,
+}
+
+fn start_holding(
+    spec: &HoldSpec,
+    log: Arc<ctl::HolderLog>,
+) -> io::Result<(Arc<Held>, MasterBox, Listeners, Child)> {
     let program = Program {
         argv: spec.argv.clone(),
         cwd: spec.cwd.clone(),
         env: spec.env.clone(),
         shell_integration: false,
     };
-    let _ = std::fs::remove_file(&spec.socket);
-    // SAFETY: umask(2) cannot fail; the socket is created 0600 whatever the inherited mask.
+    let ctl_socket = ctl::ctl_path(&spec.socket);
+    ctl::remove_files(&spec.socket);
+    // SAFETY: umask(2) cannot fail; the sockets are created 0600 whatever the inherited mask.
     let old = unsafe { libc::umask(0o177) };
     let listener = UnixListener::bind(&spec.socket);
+    let ctl_listener = UnixListener::bind(&ctl_socket);
     // SAFETY: as above.
     unsafe { libc::umask(old) };
-    let listener = listener?;
-    std::fs::set_permissions(&spec.socket, std::fs::Permissions::from_mode(0o600))?;
+    let bound = listener
+        .and_then(|l| Ok((l, ctl_listener?)))
+        .and_then(|pair| {
+            std::fs::set_permissions(&spec.socket, std::fs::Permissions::from_mode(0o600))?;
+            std::fs::set_permissions(&ctl_socket, std::fs::Permissions::from_mode(0o600))?;
+            Ok(pair)
+        });
+    let (listener, ctl_listener) = match bound {
+        Ok(pair) => pair,
+        Err(e) => {
+            ctl::remove_files(&spec.socket);
+            return Err(e);
+        }
+    };
     let (master, child, pid) = match pty::spawn_raw(&program, Size::new(spec.rows, spec.cols)) {
         Ok(parts) => parts,
         Err(e) => {
-            let _ = std::fs::remove_file(&spec.socket);
+            ctl::remove_files(&spec.socket);
             return Err(e);
         }
     };
@@ -460,19 +513,33 @@ fn start_holding(spec: &HoldSpec) -> io::Result<(Arc<Held>, MasterBox, UnixListe
         id: spec.id,
         label: spec.label.clone(),
         integration: spec.integration.clone(),
+        argv: spec.argv.clone(),
+        started_ms: crate::ground::clock::now_ms(),
+        ending: AtomicBool::new(false),
+        log,
     });
-    Ok((held, master, listener, child))
+    let listeners = Listeners {
+        relay: listener,
+        ctl: ctl_listener,
+    };
+    Ok((held, master, listeners, child))
 }
 
-/// The holder's main loop: accepts relays, and ends once the program has exited and its status
-/// was taken (or [`HOLDER_ORPHAN_GRACE`] passed without a relay).
+/// The holder's main loop: accepts relays and control connections, and ends once the program
+/// has exited and its status was taken (or [`HOLDER_ORPHAN_GRACE`] passed without a relay, or
+/// it was ended through the control socket). Never while the program runs.
 fn serve(
     held: &Arc<Held>,
     master: &MasterBox,
-    listener: UnixListener,
+    listeners: Listeners,
     mut child: Child,
     socket: &Path,
 ) {
+    let Listeners {
+        relay: listener,
+        ctl: ctl_listener,
+    } = listeners;
+    let grace = orphan_grace();
     let reader = pty::reader_of(&**master);
     match reader {
         Ok(reader) => {
@@ -481,7 +548,10 @@ fn serve(
                 .name("hold-read".into())
                 .spawn(move || holder_read_loop(&held, reader));
         }
-        Err(_) => held.ring().output_done = true,
+        Err(e) => {
+            held.log.line(&format!("cannot read the PTY: {e}"));
+            held.ring().output_done = true;
+        }
     }
     {
         let held = held.clone();
@@ -490,7 +560,10 @@ fn serve(
             .spawn(move || {
                 let code = match child.wait() {
                     Ok(status) => i32::try_from(status.exit_code()).unwrap_or(i32::MAX),
-                    Err(_) => -1,
+                    Err(e) => {
+                        held.log.line(&format!("cannot wait for the program: {e}"));
+                        -1
+                    }
                 };
                 let mut conn = held.conn();
                 {
@@ -506,30 +579,56 @@ fn serve(
             });
     }
     let _ = listener.set_nonblocking(true);
+    let _ = ctl_listener.set_nonblocking(true);
     loop {
         {
+            let ending = held.ending.load(Ordering::Acquire);
+            let attached = ending && ctl::attached(held);
             let ring = held.ring();
             if let Some(at) = ring.exited_at {
                 let drained = ring.output_done || at.elapsed() >= EXIT_DRAIN_MAX;
-                if (ring.exit_taken && drained) || at.elapsed() >= HOLDER_ORPHAN_GRACE {
+                // Ended on request: no relay to wait for; an attached one gets the last output.
+                if (ending && !attached) || ((ring.exit_taken || ending) && drained) {
+                    break;
+                }
+                if at.elapsed() >= grace {
+                    held.log.line(&format!(
+                        "the program exited ({:?}) and no relay came for its status within {} \
+                         ms; ending",
+                        ring.exit,
+                        grace.as_millis()
+                    ));
                     break;
                 }
             }
         }
-        let mut pfd = libc::pollfd {
-            fd: listener.as_raw_fd(),
+        let mut pfds = [listener.as_raw_fd(), ctl_listener.as_raw_fd()].map(|fd| libc::pollfd {
+            fd,
             events: libc::POLLIN,
             revents: 0,
-        };
-        // SAFETY: one pollfd, which `pfd` is.
-        unsafe { libc::poll(&mut pfd, 1, 100) };
+        });
+        // SAFETY: two pollfds, which `pfds` holds.
+        unsafe { libc::poll(pfds.as_mut_ptr(), 2, 100) };
         match listener.accept() {
             Ok((stream, _)) => accept(held, stream),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => {
+                held.log.line(&format!("cannot accept a relay: {e}"));
+                thread::sleep(std::time::Duration::from_millis(50));
+            }
+        }
+        match ctl_listener.accept() {
+            Ok((stream, _)) => {
+                let held = held.clone();
+                let _ = thread::Builder::new()
+                    .name("hold-ctl".into())
+                    .spawn(move || ctl::serve_ctl(&held, stream));
+            }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
             Err(_) => thread::sleep(std::time::Duration::from_millis(50)),
         }
     }
-    let _ = std::fs::remove_file(socket);
+    ctl::remove_files(socket);
     if let Some((_, stream)) = held.conn().take() {
         let _ = stream.shutdown(std::net::Shutdown::Both);
     }
@@ -539,6 +638,7 @@ fn serve(
 /// makes it the connected relay (replacing any earlier one).
 fn accept(held: &Arc<Held>, stream: UnixStream) {
     if peer_uid(&stream) != Some(own_uid()) {
+        held.log.line("refused a relay connection of another user");
         return;
     }
     let _ = stream.set_nonblocking(false);
@@ -601,7 +701,9 @@ fn accept(held: &Arc<Held>, stream: UnixStream) {
         stream.write_all(&snapshot)?;
         stream.write_all(&ring_bytes)
     });
-    if sent.is_err() {
+    if let Err(e) = sent {
+        held.log
+            .line(&format!("cannot send the hello to a relay: {e}"));
         let _ = stream.shutdown(std::net::Shutdown::Both);
         return;
     }
@@ -790,6 +892,8 @@ pub struct Link {
     writer: Arc<Mutex<UnixStream>>,
     /// The socket (for `SIOCINQ`/`SIOCOUTQ` in [`Link::settled`]).
     socket: UnixStream,
+    /// This relay closed the connection ([`Link::close`]): its end is no holder failure.
+    closed: Arc<AtomicBool>,
     /// The latest snapshot waiting to be shipped, newest wins.
     shipping: Arc<Shipping>,
     /// Output offset where this relay's stream began (bytes the program wrote before it).
@@ -847,6 +951,7 @@ impl Link {
 
     /// Closes the connection: the holder keeps its program and waits for the next relay.
     pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
         let _ = self.socket.shutdown(std::net::Shutdown::Both);
     }
 
@@ -938,14 +1043,19 @@ pub fn spawn(
             let _ = line_tx.send(line);
             let _ = child.wait();
         })?;
+    let log = ctl::log_path(&socket);
+    let failed = |why: &str| {
+        tracing::warn!(session = id, log = %log.display(), "session holder failed: {why}");
+        io::Error::other(why.to_owned())
+    };
     let line = line_rx
         .recv_timeout(HOLDER_START_TIMEOUT)
-        .map_err(|_| io::Error::other("the session holder did not start in time"))?;
+        .map_err(|_| failed("the session holder did not start in time"))?;
     let started: Started = serde_json::from_str(line.trim())
-        .map_err(|_| io::Error::other("the session holder ended before it started the program"))?;
+        .map_err(|_| failed("the session holder ended before it started the program"))?;
     if !started.ok {
-        return Err(io::Error::other(
-            started.error.unwrap_or_else(|| "unknown error".into()),
+        return Err(failed(
+            &started.error.unwrap_or_else(|| "unknown error".into()),
         ));
     }
     let stream = UnixStream::connect(&socket)?;
@@ -985,8 +1095,13 @@ impl std::fmt::Display for Refused {
 pub fn reconnect(path: &Path) -> Result<(Pty, Link, SessionId), Refused> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| Refused::Stale(e.to_string()))?;
     let stale = |why: String| {
-        let _ = std::fs::remove_file(path);
-        Refused::Stale(why)
+        ctl::remove_files(path);
+        let log = ctl::log_path(path);
+        if log.exists() {
+            Refused::Stale(format!("{why} (its holder's log: {})", log.display()))
+        } else {
+            Refused::Stale(why)
+        }
     };
     use std::os::unix::fs::FileTypeExt as _;
     if !meta.file_type().is_socket() || meta.uid() != own_uid() {
@@ -1104,8 +1219,11 @@ fn relay_side(
         }
     }
     let mut reader = stream.try_clone()?;
+    let closed = Arc::new(AtomicBool::new(false));
     thread::Builder::new().name(name("read")).spawn({
         let traffic = traffic.clone();
+        let closed = closed.clone();
+        let (id, log) = (hello.id, ctl::log_path(&path));
         move || {
             // SAFETY: gettid(2) has no preconditions.
             traffic
@@ -1134,6 +1252,13 @@ fn relay_side(
             // The holder went away without an exit status: it was killed, or this relay
             // closed the connection. Dropping `exit_tx` ends the session with -1 once the
             // output is done.
+            if exit_tx.is_some() && !closed.load(Ordering::Acquire) {
+                tracing::warn!(
+                    session = id,
+                    log = %log.display(),
+                    "session holder went away without the program's exit status"
+                );
+            }
         }
     })?;
     let flush = flush_epoch.clone();
@@ -1187,6 +1312,7 @@ fn relay_side(
     })?;
     let link = Link {
         writer,
+        closed,
         socket: stream,
         shipping,
         base,

@@ -70,12 +70,21 @@ fn cmdline(pid: i32) -> String {
         .unwrap_or_default()
 }
 
+/// A relay on `state` with the default: sessions held (no `--persist` needed since issue 19's
+/// default changed).
 async fn start(state: &Path, extra: &[&str]) -> Relay {
-    let mut args = vec!["--persist".to_owned()];
-    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    start_env(state, extra, &[]).await
+}
+
+async fn start_env(state: &Path, extra: &[&str], env: &[(&str, &str)]) -> Relay {
     Relay::start_with(Options {
         state_dir: Some(state.to_path_buf()),
-        args,
+        args: extra.iter().map(|s| (*s).to_owned()).collect(),
+        env: env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+        held: true,
         ..Options::default()
     })
     .await
@@ -531,4 +540,248 @@ async fn a_second_relay_on_the_same_state_directory_is_refused() {
     );
     assert!(out.stdout.is_empty(), "no URL printed");
     assert_eq!(sessions(&relay.get("/sessions").await.json())[0].0, id);
+}
+
+/// `wterm-relay holders ARGS... --state-dir STATE`: exit code, stdout, stderr.
+fn holders_cli(state_dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wterm-relay"))
+        .arg("holders")
+        .args(args)
+        .arg("--state-dir")
+        .arg(state_dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `holders list --json` line of session `id`.
+fn listed(state_dir: &Path, id: u64) -> Option<Value> {
+    let (code, out, err) = holders_cli(state_dir, &["list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    out.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["holder"]["id"] == id || v["id"] == id)
+}
+
+async fn wait_gone(pids: &[i32]) {
+    let deadline = std::time::Instant::now() + WAIT;
+    while pids.iter().any(|&p| process_exists(p)) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for &p in pids {
+        assert!(!process_exists(p), "process {p} ended");
+    }
+}
+
+/// Without any flag the relay holds its sessions (issue 19's default); `holders list` names
+/// each (holder, program, size, attached or not) and `holders kill` ends one through a running
+/// relay (which sees the session end), and one with no relay at all.
+#[tokio::test]
+async fn by_default_sessions_are_held_and_holders_list_and_kill_them() {
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let mut holders = Holders::new(&state_dir);
+    let mut relay = start(&state_dir, &[]).await;
+    let a = relay.new_session().await;
+    let b = relay.new_session().await;
+    let mut page = attach_at_prompt(&relay, a).await;
+    holders.note(&relay).await;
+    let pids: Vec<(u64, u64)> = sessions(&relay.get("/sessions").await.json());
+    let pid_of = |id: u64| pids.iter().find(|(i, _)| *i == id).unwrap().1 as i32;
+    assert!(
+        cmdline(ppid(pid_of(a)).unwrap()).contains(" hold "),
+        "held without --persist"
+    );
+
+    let (code, table, err) = holders_cli(&state_dir, &["list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table.contains(&format!("a relay runs (pid {})", relay.pid())),
+        "{table}"
+    );
+    let row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{a} ")))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        row.contains(&pid_of(a).to_string())
+            && row.contains(&ppid(pid_of(a)).unwrap().to_string())
+            && row.contains("80x24")
+            && row.contains("attached")
+            && row.contains("bash"),
+        "{row}"
+    );
+    let info = listed(&state_dir, b).unwrap();
+    assert_eq!(info["state"], "live", "{info}");
+    assert_eq!(info["holder"]["pid"], pid_of(b), "{info}");
+    assert_eq!(info["holder"]["attached"], true, "{info}");
+
+    // Through the running relay: the page sees the exit, the session leaves the list.
+    let holder_a = ppid(pid_of(a)).unwrap();
+    let (code, out, err) = holders_cli(&state_dir, &["kill", &a.to_string()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("session {a} ended")), "{out}");
+    wait_gone(&[pid_of(a), holder_a]).await;
+    assert_eq!(page.wait_text("exit").await["type"], "exit");
+    let deadline = std::time::Instant::now() + WAIT;
+    while sessions(&relay.get("/sessions").await.json()).len() != 1 {
+        assert!(std::time::Instant::now() < deadline, "{}", relay.log());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!state_dir.join(format!("holders/{a}.sock")).exists());
+    assert!(!state_dir.join(format!("holders/{a}.ctl")).exists());
+
+    // With no relay: detached, then ended, its files gone.
+    kill_hard(&mut relay).await;
+    let info = listed(&state_dir, b).unwrap();
+    assert_eq!(info["holder"]["attached"], false, "{info}");
+    let (_, table, _) = holders_cli(&state_dir, &["list"]);
+    assert!(
+        table.contains("no relay runs") && table.contains("detached"),
+        "{table}"
+    );
+    let holder_b = ppid(pid_of(b)).unwrap();
+    let (code, out, err) = holders_cli(&state_dir, &["kill", &b.to_string()]);
+    assert_eq!(code, 0, "{out}{err}");
+    wait_gone(&[pid_of(b), holder_b]).await;
+    assert!(!state_dir.join(format!("holders/{b}.sock")).exists());
+
+    // Unknown ids are named; stale sockets are listed and removed; another's are left alone.
+    let (code, _, err) = holders_cli(&state_dir, &["kill", "99"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no held session 99") && err.contains("are none"),
+        "{err}"
+    );
+    let dir = state_dir.join("holders");
+    drop(std::os::unix::net::UnixListener::bind(dir.join("5.sock")).unwrap());
+    drop(std::os::unix::net::UnixListener::bind(dir.join("5.ctl")).unwrap());
+    std::fs::write(dir.join("6.sock"), b"not a socket").unwrap();
+    let (code, table, _) = holders_cli(&state_dir, &["list"]);
+    assert_eq!(code, 0);
+    assert!(
+        table.contains("stale:") && table.contains("not yours"),
+        "{table}"
+    );
+    let (code, _, err) = holders_cli(&state_dir, &["kill", "6"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("not to you") && err.contains("left alone"),
+        "{err}"
+    );
+    assert!(dir.join("6.sock").exists());
+    let (code, out, err) = holders_cli(&state_dir, &["kill", "--all"]);
+    assert_eq!(code, 1, "the foreign one is an error: {out}{err}");
+    assert!(out.contains("session 5: stale socket removed"), "{out}");
+    assert!(!dir.join("5.sock").exists() && !dir.join("5.ctl").exists());
+}
+
+/// A holder waits for a relay as long as its program runs (like tmux's server), far past the
+/// grace a holder whose program exited gets; that one ends after the grace with no relay.
+#[tokio::test]
+async fn a_holder_outlives_a_long_relay_outage_but_not_its_program() {
+    const GRACE_MS: &str = "300";
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let mut holders = Holders::new(&state_dir);
+    let env = [("WTERM_HOLDER_ORPHAN_GRACE_MS", GRACE_MS)];
+    let mut relay = start_env(&state_dir, &[], &env).await;
+    let kept = relay.new_session().await;
+    let gone = relay.new_session().await;
+    holders.note(&relay).await;
+    let pids = sessions(&relay.get("/sessions").await.json());
+    let pid_of = |id: u64| pids.iter().find(|(i, _)| *i == id).unwrap().1 as i32;
+    let (kept_holder, gone_holder) = (ppid(pid_of(kept)).unwrap(), ppid(pid_of(gone)).unwrap());
+    kill_hard(&mut relay).await;
+    // The second program ends while no relay is there.
+    signal(pid_of(gone), libc::SIGKILL);
+    wait_gone(&[gone_holder]).await;
+    // Five graces later the first is still held.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(process_exists(kept_holder) && process_exists(pid_of(kept)));
+    let relay2 = start_env(&state_dir, &[], &env).await;
+    holders.note(&relay2).await;
+    assert_eq!(
+        sessions(&relay2.get("/sessions").await.json()),
+        vec![(kept, pid_of(kept) as u64)],
+        "{}",
+        relay2.log()
+    );
+}
+
+/// A holder's errors go to `holders/N.log`, and the relay names that file when a holder fails:
+/// here a program that cannot start (its shell was removed after the relay checked it), and a
+/// holder killed under the relay.
+#[tokio::test]
+async fn a_failing_holder_writes_its_log_and_the_relay_names_it() {
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let mut holders = Holders::new(&state_dir);
+    let shell = state.path().join("myshell");
+    std::fs::copy("/bin/bash", &shell).unwrap();
+    let shell_arg = shell.display().to_string();
+    let relay = start(&state_dir, &["--shell", &shell_arg]).await;
+    let ok = relay.new_session().await;
+    holders.note(&relay).await;
+    std::fs::remove_file(&shell).unwrap();
+    let r = relay.post("/sessions", "").await;
+    assert_ne!(r.status, 200, "{}", r.body);
+    let log_file = state_dir.join(format!("holders/{}.log", ok + 1));
+    let text = std::fs::read_to_string(&log_file)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{}", log_file.display(), relay.log()));
+    assert!(text.contains("cannot start"), "{text}");
+    let log = relay.log();
+    assert!(
+        log.contains("session holder failed") && log.contains(&log_file.display().to_string()),
+        "{log}"
+    );
+    // A holder killed under the relay: the relay names its log.
+    let pid = sessions(&relay.get("/sessions").await.json())[0].1 as i32;
+    let holder = ppid(pid).unwrap();
+    signal(holder, libc::SIGKILL);
+    let deadline = std::time::Instant::now() + WAIT;
+    while !relay
+        .log()
+        .contains("went away without the program's exit status")
+    {
+        assert!(std::time::Instant::now() < deadline, "{}", relay.log());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(relay.log().contains(
+        &state_dir
+            .join(format!("holders/{ok}.log"))
+            .display()
+            .to_string()
+    ));
+    signal(pid, libc::SIGKILL);
+}
+
+/// Regression: a holder blocked writing output to a relay that reads nothing (stopped with
+/// SIGSTOP) still answers `holders list`, as attached; it used to wait for the connection's
+/// lock, time out, and be listed as stale (and `holders kill` would have removed its sockets).
+#[tokio::test]
+async fn a_holder_blocked_on_a_stopped_relay_is_listed_not_called_stale() {
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let mut holders = Holders::new(&state_dir);
+    let relay = start(&state_dir, &[]).await;
+    let id = relay.new_session().await;
+    let mut page = attach_at_prompt(&relay, id).await;
+    holders.note(&relay).await;
+    page.send_input(b"yes flood-line\r").await;
+    page.wait_output(b"flood-line", WAIT).await;
+    signal(relay.pid(), libc::SIGSTOP);
+    // Long enough for the socket to the relay to fill and the holder's write to block.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let info = listed(&state_dir, id);
+    signal(relay.pid(), libc::SIGCONT);
+    let info = info.unwrap();
+    assert_eq!(info["state"], "live", "{info}");
+    assert_eq!(info["holder"]["attached"], true, "{info}");
+    assert!(state_dir.join(format!("holders/{id}.sock")).exists());
+    page.send_input(b"\x03").await;
 }

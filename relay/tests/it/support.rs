@@ -35,6 +35,10 @@ pub struct Options {
     pub nofile: Option<u64>,
     /// The relay binary (default: the one cargo built for this test).
     pub bin: Option<PathBuf>,
+    /// Sessions in holder processes, the relay's default (issue 19). Off unless a test is
+    /// about them: the relay then gets `--no-persist` (unless `args` says either), so a test
+    /// that ends its relay leaves no shell behind.
+    pub held: bool,
 }
 
 impl Default for Options {
@@ -46,6 +50,7 @@ impl Default for Options {
             env: vec![],
             nofile: None,
             bin: None,
+            held: false,
         }
     }
 }
@@ -62,6 +67,8 @@ pub struct Relay {
     _dir: tempfile::TempDir,
     child: Child,
     log: PathBuf,
+    bin: PathBuf,
+    held: bool,
 }
 
 impl Relay {
@@ -84,9 +91,14 @@ impl Relay {
             .bin
             .clone()
             .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_wterm-relay")));
-        let mut cmd = Command::new(bin);
+        let mut cmd = Command::new(&bin);
         if !opts.args.iter().any(|a| a == "--port") {
             cmd.arg("--port").arg("0");
+        }
+        let says = |flag: &str| opts.args.iter().any(|a| a == flag);
+        let held = opts.held || says("--persist");
+        if !held && !says("--no-persist") {
+            cmd.arg("--no-persist");
         }
         cmd.arg("--state-dir")
             .arg(&state_dir)
@@ -155,6 +167,8 @@ impl Relay {
             _dir: dir,
             child,
             log,
+            bin,
+            held,
         }
     }
 
@@ -263,12 +277,28 @@ impl Relay {
 impl Drop for Relay {
     fn drop(&mut self) {
         if let Some(pid) = self.child.id() {
+            // A relay that holds its sessions and still runs at the end of its test: end them
+            // (through `holders kill`, which the relay sees), else they would outlive the test.
+            // One a test stopped itself may have handed its holders to the next relay.
+            if self.held {
+                end_holders(&self.bin, &self.state_dir);
+            }
             signal(pid as i32, libc::SIGTERM);
         }
         if std::thread::panicking() {
             eprintln!("---- relay log ----\n{}", self.log());
         }
     }
+}
+
+/// `wterm-relay holders kill --all` on `state_dir`: ends every held session there.
+pub fn end_holders(bin: &Path, state_dir: &Path) {
+    let _ = std::process::Command::new(bin)
+        .args(["holders", "kill", "--all", "--state-dir"])
+        .arg(state_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 pub fn signal(pid: i32, sig: i32) {

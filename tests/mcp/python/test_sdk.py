@@ -123,7 +123,10 @@ class Relay:
         self.output = []
         self.url = None
         self.child = subprocess.Popen(
-            [str(BIN), "serve", "--port", "0", "--state-dir", str(self.home / "state")],
+            # --no-persist: sessions end with this test's relay, never held past it (the
+            # relay's default holds them, issue 19).
+            [str(BIN), "serve", "--port", "0", "--state-dir", str(self.home / "state"),
+             "--no-persist"],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True)
         found = threading.Event()
