@@ -263,3 +263,17 @@ test("OSC 11 asks for the background: through the relay, the default theme's col
   await page.keyboard.type("stty -echo; printf '\\e]11;?\\a'; IFS= read -rs -t 5 -d $'\\a' r; stty echo; echo \"bg:${r#*;}:\"\n");
   await expect.poll(() => screenText(page)).toContain("\nbg:rgb:1e1e/1e1e/1e1e:");
 });
+
+test("OSC 10/11 through the relay follow the page's theme: setTheme('light') is what the program is told", async ({ page }) => {
+  const sent: string[] = [];
+  page.on("websocket", (ws) => ws.on("framesent", (f) => typeof f.payload === "string" && sent.push(f.payload)));
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  // On attach: the default theme's colors.
+  expect(sent).toContainEqual(JSON.stringify({ type: "colors", foreground: "#d4d4d4", background: "#1e1e1e", cursor: "#d4d4d4" }));
+  await page.evaluate(() => (window as any).wterm.setTheme("light"));
+  // The relay client sends the drawn colors when they change (checked every second).
+  await expect.poll(() => sent.some((m) => m.includes('"background":"#ffffff"'))).toBe(true);
+  await page.keyboard.type("stty -echo; printf '\\e]11;?\\a\\e]10;?\\a'; IFS= read -rs -t 5 -d $'\\a' b; IFS= read -rs -t 5 -d $'\\a' f; stty echo; echo \"bg:${b#*;}:fg:${f#*;}:\"\n");
+  await expect.poll(() => screenText(page)).toContain("\nbg:rgb:ffff/ffff/ffff:fg:rgb:3333/3333/3333:");
+});

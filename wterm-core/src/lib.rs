@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 mod cmdlog;
+mod color;
 pub mod error;
 mod frame;
 mod grid;
@@ -41,6 +42,7 @@ pub use cmdlog::{CommandOutput, CommandRecord};
 pub use error::{Error, ErrorKind};
 pub use frame::{AttrRun, Frame, ScreenHash, View};
 pub use modes::{CursorShape, CursorStyle, Modes, MouseEncoding, MouseTracking};
+pub use color::{hex_rgb, parse_hex_color};
 pub use search::{
     Matcher, SearchMatch, SearchOptions, SearchPos, SearchResult, TextLink, TextMatcher, UrlMatcher,
 };

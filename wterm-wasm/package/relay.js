@@ -12,6 +12,10 @@
 // - binary frames are program output (term.write); binary frames we send are input (onData),
 //   at most INPUT_FRAME_BYTES each; input made while not attached waits (PENDING_INPUT_MAX_BYTES);
 //   {"type":"resize","cols","rows"} asks the relay to resize the PTY;
+// - {"type":"colors","foreground","background","cursor"} ("#rrggbb", `term.queryColors`): the
+//   theme the page draws, which the relay answers the program's OSC 10/11/12 queries with (vim
+//   and others pick a light or dark scheme from OSC 11); sent on attach, then whenever it
+//   changes (checked every COLORS_CHECK_MS: a theme or the page's CSS may change it);
 // - {"type":"exit","code"} (then close 1000), {"type":"error","reason"};
 // - {"type":"agent","kind","tool","at"}: an MCP client read or wrote the session through the
 //   relay; passed to the terminal's "agent" listeners with `term.reportAgent` (source "relay");
@@ -20,6 +24,9 @@
 //   own title events; one route, right after an attach, a reload and a resync alike;
 // - close 4401 (token refused) and 4404 (unknown session) are final; close 1000 ends the
 //   session; any other close reconnects with exponential back-off, 250 ms doubling to 5 s.
+
+/** How often the drawn colors are compared with the ones sent to the relay, in ms. */
+const COLORS_CHECK_MS = 1000;
 
 /** Subprotocol the relay speaks. */
 const SUBPROTOCOL = "wterm.v1";
@@ -200,8 +207,22 @@ export function attachToRelay(term, options) {
   const answeredQueries = term.answerQueries;
   term.answerQueries = false;
 
+  // The colors last sent on this connection ("" after a (re)connect: send them again).
+  let colorsSent = "";
+  const sendColors = () => {
+    if (!attached) return;
+    const c = term.queryColors;
+    if (!c) return; // a destroyed terminal
+    const json = JSON.stringify({ type: "colors", foreground: c.foreground, background: c.background, cursor: c.cursor });
+    if (json === colorsSent) return;
+    colorsSent = json;
+    send(json);
+  };
+  const colorsTimer = setInterval(sendColors, COLORS_CHECK_MS);
+
   const finish = (reason, error) => {
     done = true;
+    clearInterval(colorsTimer);
     pending = [];
     pendingBytes = 0;
     clearTimeout(timer);
@@ -243,6 +264,8 @@ export function attachToRelay(term, options) {
           retryMs = RECONNECT_MIN_MS;
           term.reset();
           followRelay(msg.cols, msg.rows);
+          colorsSent = "";
+          sendColors();
           setStatus("open");
         } else {
           followRelay(msg.cols, msg.rows);

@@ -110,6 +110,13 @@ export interface WTermTheme {
 }
 
 /** A progress report (`OSC 9 ; 4 ; state ; value`), as xterm.js's progress addon gives it. */
+/** The colors OSC 10/11/12 queries are answered with (the theme as drawn), each `"#rrggbb"`. */
+export interface WTermQueryColors {
+  foreground: string;
+  background: string;
+  cursor: string;
+}
+
 export interface WTermProgress {
   /** 0 remove (no progress shown), 1 set (normal), 2 error, 3 indeterminate, 4 paused. */
   state: 0 | 1 | 2 | 3 | 4;
@@ -704,6 +711,28 @@ impl WTerm {
             .try_borrow()
             .map(|i| i.answer_queries)
             .unwrap_or(true)
+    }
+
+    /// `queryColors`: the colors OSC 10/11/12 queries are answered with, the theme as drawn
+    /// (read at `init()`, `fit()` and `setTheme`): `{foreground, background, cursor}`, each
+    /// `"#rrggbb"`. The relay client sends them to the relay, which answers for the page.
+    #[wasm_bindgen(getter, js_name = queryColors, unchecked_return_type = "WTermQueryColors")]
+    pub fn query_colors(&self) -> JsValue {
+        let colors = self
+            .shared
+            .try_borrow()
+            .map(|i| i.term.dynamic_colors())
+            .unwrap_or_default();
+        let obj = js_sys::Object::new();
+        for (key, [r, g, b]) in [
+            ("foreground", colors.foreground),
+            ("background", colors.background),
+            ("cursor", colors.cursor),
+        ] {
+            let rgba = u32::from_be_bytes([r, g, b, 0xff]);
+            js::set(&obj, key, theme::css(rgba));
+        }
+        obj.into()
     }
 
     /// Sets [`WTerm::answer_queries`].

@@ -8,6 +8,7 @@
 //! defaults are the `dark` preset). Rows and cursor refer to the variables, so a change shows at
 //! the next paint without redrawing rows, and the screen, history and selection stay.
 
+use wterm_core::parse_hex_color as parse_hex;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
@@ -107,7 +108,7 @@ pub(crate) struct Theme {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// `0xRRGGBBAA` as CSS: `#rrggbb`, or `#rrggbbaa` when not opaque.
-fn css(c: u32) -> String {
+pub(crate) fn css(c: u32) -> String {
     let digits = if c & 0xff == 0xff { 6 } else { 8 };
     let mut s = String::with_capacity(9);
     s.push('#');
@@ -117,42 +118,6 @@ fn css(c: u32) -> String {
     s
 }
 
-/// `#rgb`, `#rrggbb` or (when `alpha`) `#rrggbbaa`, any case, as `0xRRGGBBAA`; `None` for
-/// anything else. Bytes by hand: `from_str_radix` and `str` helpers cost the module more.
-pub(crate) fn parse_hex(s: &str, alpha: bool) -> Option<u32> {
-    let digits = s.as_bytes().strip_prefix(b"#")?;
-    let short = digits.len() == 3;
-    if !(short || digits.len() == 6 || (alpha && digits.len() == 8)) {
-        return None;
-    }
-    let mut v = 0u32;
-    for &b in digits {
-        let d = u32::from(nibble(b)?);
-        v = if short {
-            v << 8 | d << 4 | d
-        } else {
-            v << 4 | d
-        };
-    }
-    Some(if digits.len() == 8 { v } else { v << 8 | 0xff })
-}
-
-/// The value of a hex digit.
-fn nibble(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// The components of `#rgb` or `#rrggbb[aa]` (alpha dropped); `None` for any other string
-/// (Chromium gives a custom property's computed value without the spaces around it).
-pub(crate) fn hex_rgb(s: &str) -> Option<[u8; 3]> {
-    let [r, g, b, _] = parse_hex(s, true)?.to_be_bytes();
-    Some([r, g, b])
-}
 
 impl Theme {
     /// Parses a `theme` option or `setTheme` argument named `name` in errors: a preset name, an
@@ -238,6 +203,7 @@ pub(crate) fn apply(root: &HtmlElement, theme: Option<&Theme>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wterm_core::hex_rgb;
 
     #[test]
     fn colours_parse_in_the_accepted_forms_only() {

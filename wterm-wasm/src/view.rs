@@ -291,7 +291,7 @@ impl Dom {
         let cursor = style
             .get_property_value("--wterm-cursor")
             .ok()
-            .and_then(|c| crate::theme::hex_rgb(&c));
+            .and_then(|c| wterm_core::hex_rgb(&c));
         Some(DynamicColors {
             foreground: fg,
             background: bg,

@@ -24,7 +24,11 @@
 //!
 //! Page → relay: binary frames are input bytes, written to the PTY at once (never behind
 //! output); text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000,
-//! columns at least 2; not echoed back unless clamped). Any other text message is answered
+//! columns at least 2; not echoed back unless clamped); text `{"type":"colors","foreground",
+//! "background","cursor"}` (each `#rgb` or `#rrggbb`) sets the colors the relay answers the
+//! program's OSC 10/11/12 queries with: the theme the page draws (the page does not answer
+//! them itself while attached), the last page to send them winning, as with `resize`; until
+//! one does, the page's default theme. Any other text message is answered
 //! with an `error` frame (`bad_message`, [`BAD_MESSAGE_DETAIL`]) and otherwise ignored.
 
 use std::net::SocketAddr;
@@ -36,7 +40,7 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde::Deserialize;
-use wterm_core::Size;
+use wterm_core::{DynamicColors, Size};
 
 use crate::ground::limits::{CLOSE_HANDSHAKE, MAX_WS_MESSAGE_BYTES};
 use crate::ground::Refusal;
@@ -66,7 +70,8 @@ pub const CLOSE_PROTOCOL_ERROR: u16 = 1002;
 
 /// `detail` of the `bad_message` error frame: the text messages a page may send.
 pub const BAD_MESSAGE_DETAIL: &str =
-    "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N}; \
+    "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N} or \
+     {\"type\":\"colors\",\"foreground\":\"#rrggbb\",\"background\":\"#rrggbb\",\"cursor\":\"#rrggbb\"}; \
      input goes in binary frames";
 
 /// Which session a socket wants.
@@ -257,7 +262,24 @@ where
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 enum FromPage {
-    Resize { cols: u64, rows: u64 },
+    Resize {
+        cols: u64,
+        rows: u64,
+    },
+    Colors {
+        foreground: String,
+        background: String,
+        cursor: String,
+    },
+}
+
+/// The colors of a `colors` message, or `None` when one is not `#rgb`/`#rrggbb`.
+fn query_colors(foreground: &str, background: &str, cursor: &str) -> Option<DynamicColors> {
+    Some(DynamicColors {
+        foreground: wterm_core::hex_rgb(foreground)?,
+        background: wterm_core::hex_rgb(background)?,
+        cursor: wterm_core::hex_rgb(cursor)?,
+    })
 }
 
 fn side(n: u64) -> u16 {
@@ -279,6 +301,20 @@ where
                 Ok(FromPage::Resize { cols, rows }) => {
                     session.resize(Size::new(side(rows), side(cols)), queue);
                 }
+                Ok(FromPage::Colors {
+                    foreground,
+                    background,
+                    cursor,
+                }) => match query_colors(&foreground, &background, &cursor) {
+                    Some(colors) => session.set_query_colors(colors),
+                    None => queue.push_text(
+                        ToPage::Error {
+                            reason: "bad_message",
+                            detail: Some(BAD_MESSAGE_DETAIL),
+                        }
+                        .to_json(),
+                    ),
+                },
                 Err(_) => queue.push_text(
                     ToPage::Error {
                         reason: "bad_message",
@@ -323,5 +359,23 @@ mod tests {
         assert_eq!(target(Some("x=1&session=3")), Target::Existing(3));
         assert_eq!(target(Some("session=abc")), Target::Invalid);
         assert_eq!(target(Some("session=-1")), Target::Invalid);
+    }
+
+    #[test]
+    fn colors_messages() {
+        let m: FromPage = serde_json::from_str(
+            r##"{"type":"colors","foreground":"#111","background":"#fdf6e3","cursor":"#AABBCC"}"##,
+        )
+        .unwrap();
+        let FromPage::Colors { foreground, background, cursor } = m else { panic!("{m:?}") };
+        assert_eq!(
+            query_colors(&foreground, &background, &cursor),
+            Some(DynamicColors {
+                foreground: [0x11; 3],
+                background: [0xfd, 0xf6, 0xe3],
+                cursor: [0xaa, 0xbb, 0xcc],
+            })
+        );
+        assert_eq!(query_colors("#111", "white", "#000"), None);
     }
 }

@@ -534,6 +534,12 @@ impl Session {
         (screen, out)
     }
 
+    /// Sets the colors the emulator answers OSC 10/11/12 queries with: the theme a page draws
+    /// (its `colors` message). Configuration, not screen state: a reset keeps them.
+    pub fn set_query_colors(&self, colors: wterm_core::DynamicColors) {
+        self.screen.lock().terminal.set_dynamic_colors(colors);
+    }
+
     /// Id, title, size and pid.
     pub fn info(&self) -> SessionInfo {
         let screen = self.screen();
