@@ -52,16 +52,18 @@ test("the core entry draws, takes input and refuses search, links and serialize,
       links: attempt(() => new WTerm(document.createElement("div"), { links: true })),
       onSearch: attempt(() => new WTerm(document.createElement("div"), { onSearch: () => {} })),
       clearSearch: attempt(() => term.clearSearch()),
+      searchEvent: attempt(() => term.addListener("search", () => {})),
     };
     (window as any).term = term;
     return { errors };
   });
   for (const name of ["findNext", "search", "serialize"]) {
-    expect(result.errors[name as keyof typeof result.errors]).toContain('import { WTerm } from "wterm-wasm/full"');
+    expect(result.errors[name as keyof typeof result.errors]).toContain('import init, { WTerm } from "wterm-wasm/full"');
   }
   expect(result.errors.links).toMatch(/^the option links is in the full build of wterm-wasm/);
   expect(result.errors.onSearch).toMatch(/^the option onSearch is in the full build/);
-  expect(result.errors.clearSearch).toBe("no error");
+  expect(result.errors.clearSearch).toMatch(/^clearSearch is in the full build/);
+  expect(result.errors.searchEvent).toMatch(/^the "search" event is in the full build/);
   await expect.poll(() => page.evaluate(() => document.querySelector(".wterm-row")!.textContent!.trimEnd()))
     .toBe("hello core https://example.com/");
   // Ctrl+Shift+F reaches the program (^F), no find bar opens.
@@ -88,4 +90,38 @@ test("the full entry searches and serializes the same screen", async ({ page }) 
   expect(result.text.split("\n")[0]).toBe("hello core https://example.com/");
   expect(fetched).toContain("/pkg/wterm_wasm_full_bg.wasm");
   expect(fetched.some((p) => p === "/pkg/wterm_wasm_bg.wasm")).toBe(false);
+});
+
+test("both entries in one page: the second module's terminal with WebMCP is refused, naming the cause; without WebMCP it works", async ({ page }) => {
+  await load(page, "/pkg/wterm_wasm.js");
+  const result = await page.evaluate(async () => {
+    const core = (window as any).mod;
+    const full = await import("/pkg/wterm_wasm_full.js");
+    await full.default();
+    const host = () => document.body.appendChild(document.createElement("div"));
+    const a = new core.WTerm(host(), { cols: 20, rows: 3, webmcp: { name: "core-term" } });
+    await a.init();
+    let refused = "no error";
+    try {
+      new full.WTerm(host(), { webmcp: { name: "full-term" } });
+    } catch (e) {
+      refused = (e as Error).message;
+    }
+    const b = new full.WTerm(host(), { cols: 20, rows: 3 });
+    await b.init();
+    b.write("full here");
+    let setLater = "no error";
+    try {
+      b.setWebMCP(true);
+    } catch (e) {
+      setLater = (e as Error).message;
+    }
+    // Once the core's terminal is gone, the full module may have the tools.
+    a.destroy();
+    b.setWebMCP({ name: "full-term" });
+    return { refused, setLater, found: b.findNext("here").count };
+  });
+  expect(result.refused).toMatch(/^webmcp: another wterm-wasm module in this page has terminals with WebMCP on/);
+  expect(result.setLater).toBe(result.refused);
+  expect(result.found).toBe(1);
 });

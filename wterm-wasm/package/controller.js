@@ -17,6 +17,8 @@
 //   cannot change them later); onLink: whether it is set is read at creation, then the latest
 //   one is called;
 // - onSearch: the latest function is called with each search result.
+// - onError(error): the terminal could not be made (a refused option, the wasm failed to
+//   load); it is logged too. Nothing is drawn then and onReady is not called.
 // - full: read once, at creation: `true` loads the full entry (search, plain-text links, the
 //   find bar, serialize), otherwise the core entry; links, findBar, onLink and onSearch need it.
 import { attachToRelay } from "./relay.js";
@@ -68,6 +70,11 @@ export class TerminalController {
     this.forwardData = (data) => this.options.onData?.(data);
     this.ready = this.start().catch((e) => {
       report(e);
+      try {
+        this.options.onError?.(e);
+      } catch (thrown) {
+        report(thrown);
+      }
       return null;
     });
   }

@@ -32,6 +32,7 @@ const OPTION_PROPS = [
   "relay",
   "autoFocus",
   "onReady",
+  "onError",
 ];
 
 export const Terminal = forwardRef(function Terminal(props, ref) {

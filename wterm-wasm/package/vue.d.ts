@@ -46,6 +46,12 @@ export interface TerminalProps {
    */
   onAgent?: (activity: WTermAgentActivity) => void;
   /**
+   * The terminal could not be made: an option it refuses (`links` without `full`, a bad
+   * `theme`), or the wasm failed to load. Nothing is drawn and `onReady` is not called; the
+   * error is logged too.
+   */
+  onError?: (error: Error) => void;
+  /**
    * Loads the full entry (`wterm-wasm/full`: search, plain-text links, the find bar and
    * `serialize`) instead of the core one. `links`, `findBar`, `onLink` and `onSearch` need it;
    * without it the terminal refuses them. Read at creation only. Default `false`.

@@ -31,6 +31,7 @@ export const Terminal = defineComponent({
     onBell: { type: Function, default: undefined },
     onProgress: { type: Function, default: undefined },
     onReady: { type: Function, default: undefined },
+    onError: { type: Function, default: undefined },
   },
   setup(props, { expose }) {
     const host = ref(null);
@@ -58,6 +59,7 @@ export const Terminal = defineComponent({
       onSearch: props.onSearch,
       onBell: props.onBell,
       onProgress: props.onProgress,
+      onError: props.onError,
       onReady: (t) => {
         term.value = markRaw(t);
         props.onReady?.(t);

@@ -405,7 +405,7 @@ pub(crate) fn search(
 }
 
 /// `clearSearch()`: forgets the search and removes its highlights.
-pub(crate) fn clear(inner: &mut Inner) {
+pub(crate) fn clear(inner: &mut Inner) -> Result<(), JsError> {
     let f = &mut inner.find;
     f.query = None;
     f.active = None;
@@ -413,6 +413,12 @@ pub(crate) fn clear(inner: &mut Inner) {
     f.index = None;
     f.truncated = false;
     inner.schedule_frame();
+    Ok(())
+}
+
+/// The `"search"` listeners (`addListener("search")`).
+pub(crate) fn search_listeners(find: &mut Find) -> Result<&mut crate::js::Listeners, JsError> {
+    Ok(&mut find.on_search)
 }
 
 /// The position just before `p`, `None` at the very start.

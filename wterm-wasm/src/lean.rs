@@ -5,7 +5,7 @@
 //! silently missing. The full build (feature `full`, the `wterm-wasm/full` entry) has them.
 
 /// What a call of a left-out feature throws: what it needs and how to get it.
-pub(crate) const FULL_BUILD_ONLY: &str = "is in the full build of wterm-wasm: import { WTerm } from \"wterm-wasm/full\" (or the bindings' `full` option); this core build leaves out search, plain-text links, the find bar and serialize";
+pub(crate) const FULL_BUILD_ONLY: &str = "is in the full build of wterm-wasm: import init, { WTerm } from \"wterm-wasm/full\" (init and WTerm both from it), or give the bindings `full`; this core build leaves out search, plain-text links, the find bar and serialize";
 
 /// Search and links, left out: the state is the `"search"` listeners alone (which never fire).
 pub(crate) mod find {
@@ -20,16 +20,14 @@ pub(crate) mod find {
     /// The options only the full build accepts, and the values that leave them off.
     const FULL_OPTIONS: [&str; 4] = ["links", "onLink", "findBar", "onSearch"];
 
-    /// The `"search"` listeners (accepted so a page works with either build; never called).
+    /// Nothing: search is left out.
     #[derive(Default)]
-    pub(crate) struct Find {
-        pub(crate) on_search: crate::js::Listeners,
-    }
+    pub(crate) struct Find {}
 
     /// Refuses `links` (unless `false`), `onLink`, `findBar` (unless `false`) and `onSearch`.
     pub(crate) fn parse_options(v: &JsValue) -> Result<Find, JsError> {
         if absent(v) || !is_plain_object(v) {
-            return Ok(Find::default());
+            return Ok(Find {});
         }
         for name in FULL_OPTIONS {
             let value = prop(v, name, name)?;
@@ -39,7 +37,7 @@ pub(crate) mod find {
                 )));
             }
         }
-        Ok(Find::default())
+        Ok(Find {})
     }
 
     /// `findNext`/`findPrevious`: throws [`FULL_BUILD_ONLY`].
@@ -52,8 +50,18 @@ pub(crate) mod find {
         Err(JsError::new(&format!("search {FULL_BUILD_ONLY}")))
     }
 
-    /// `clearSearch`: there is no search to clear.
-    pub(crate) fn clear(_inner: &mut Inner) {}
+    /// `clearSearch`: throws [`FULL_BUILD_ONLY`], as the other search methods.
+    pub(crate) fn clear(_inner: &mut Inner) -> Result<(), JsError> {
+        Err(JsError::new(&format!("clearSearch {FULL_BUILD_ONLY}")))
+    }
+
+    /// `addListener("search")`: throws [`FULL_BUILD_ONLY`] (it would never be called).
+    pub(crate) fn search_listeners(find: &mut Find) -> Result<&mut crate::js::Listeners, JsError> {
+        let _ = find;
+        Err(JsError::new(&format!(
+            "the \"search\" event {FULL_BUILD_ONLY}"
+        )))
+    }
 
     /// No highlights to draw.
     pub(crate) fn draw(_inner: &mut Inner) {}

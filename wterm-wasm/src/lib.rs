@@ -333,6 +333,9 @@ impl WTerm {
         })?;
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
         let opts = parse_options(&options)?;
+        if opts.webmcp.is_some() {
+            webmcp::check_owner()?;
+        }
         let find = find::parse_options(&options)?;
         let mut inner = Inner::new(
             host,
@@ -462,6 +465,9 @@ impl WTerm {
                 return Ok(());
             }
             let cfg = js::webmcp_update(&options, "options", inner.webmcp.as_ref())?;
+            if cfg.is_some() {
+                webmcp::check_owner()?;
+            }
             if cfg.is_none() {
                 webmcp::end_calls(&mut inner, "withdrew its WebMCP tools");
             }
@@ -527,7 +533,7 @@ impl WTerm {
         let mut guard = self.shared.try_borrow_mut().map_err(|_| busy())?;
         let inner = &mut *guard;
         let listeners = if kind.as_string().as_deref() == Some("search") {
-            &mut inner.find.on_search
+            find::search_listeners(&mut inner.find)?
         } else {
             inner.callbacks.of_type(&kind)?
         };
@@ -551,7 +557,7 @@ impl WTerm {
         let mut guard = self.shared.try_borrow_mut().map_err(|_| busy())?;
         let inner = &mut *guard;
         let listeners = if kind.as_string().as_deref() == Some("search") {
-            &mut inner.find.on_search
+            find::search_listeners(&mut inner.find)?
         } else {
             inner.callbacks.of_type(&kind)?
         };
@@ -666,8 +672,7 @@ impl WTerm {
     /// `clearSearch()`: ends the search and removes its highlights.
     #[wasm_bindgen(js_name = clearSearch)]
     pub fn clear_search(&self) -> Result<(), JsError> {
-        find::clear(&mut *self.shared.try_borrow_mut().map_err(|_| busy())?);
-        Ok(())
+        find::clear(&mut *self.shared.try_borrow_mut().map_err(|_| busy())?)
     }
 
     /// `serialize({format?, scrollback?})`: the terminal as `"text"` (default: rows as

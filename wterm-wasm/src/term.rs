@@ -447,7 +447,12 @@ pub(crate) async fn init(shared: Shared) -> Result<(), JsValue> {
     out.deliver();
     // Registered without the borrow: the provider is page code.
     if let Some(cfg) = cfg {
-        webmcp::apply(id, Rc::downgrade(&shared), Some(&cfg));
+        // Checked at construction too; two modules' terminals made before either initialized
+        // meet here, and the later one goes without tools, saying why.
+        match webmcp::check_owner() {
+            Ok(()) => webmcp::apply(id, Rc::downgrade(&shared), Some(&cfg)),
+            Err(e) => web_sys::console::error_1(&JsValue::from(e)),
+        }
     }
     Ok(())
 }

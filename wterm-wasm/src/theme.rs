@@ -8,10 +8,10 @@
 //! defaults are the `dark` preset). Rows and cursor refer to the variables, so a change shows at
 //! the next paint without redrawing rows, and the screen, history and selection stay.
 
-use wterm_core::parse_hex_color as parse_hex;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
+use wterm_core::parse_hex_color as parse_hex;
 
 use crate::js::describe;
 
@@ -117,7 +117,6 @@ pub(crate) fn css(c: u32) -> String {
     }
     s
 }
-
 
 impl Theme {
     /// Parses a `theme` option or `setTheme` argument named `name` in errors: a preset name, an

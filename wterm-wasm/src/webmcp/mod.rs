@@ -98,6 +98,41 @@ struct Page {
 
 thread_local! {
     static PAGE: RefCell<Page> = RefCell::new(Page::default());
+    /// This wasm module's token in [`OWNER_KEY`].
+    static MODULE: Object = Object::new();
+}
+
+/// The property of `globalThis` holding the token of the wterm-wasm module whose terminals
+/// have WebMCP on: tool names are page-wide, and the core (`wterm-wasm`) and full
+/// (`wterm-wasm/full`) entries are separate modules with separate registries, so the second
+/// one's registrations were refused by the provider ("Duplicate tool name").
+const OWNER_KEY: &str = "__wtermWebMCPModule";
+
+/// Refuses WebMCP for a terminal of this module while another wterm-wasm module in the page has
+/// terminals with WebMCP on.
+pub(crate) fn check_owner() -> Result<(), JsError> {
+    let owner = Reflect::get(&js_sys::global(), &OWNER_KEY.into()).unwrap_or_default();
+    if owner.is_undefined() || MODULE.with(|me| Object::is(&owner, me)) {
+        return Ok(());
+    }
+    Err(JsError::new(
+        "webmcp: another wterm-wasm module in this page has terminals with WebMCP on (the core \
+         \"wterm-wasm\" and the full \"wterm-wasm/full\" entries are separate modules, and tool \
+         names are page-wide); use one entry in a page, or webmcp: false for this terminal",
+    ))
+}
+
+/// Marks this module as the page's WebMCP owner while it has terminals with WebMCP on.
+fn mark_owner(any: bool) {
+    let global = js_sys::global();
+    MODULE.with(|me| {
+        let owner = Reflect::get(&global, &OWNER_KEY.into()).unwrap_or_default();
+        if any && owner.is_undefined() {
+            let _ = Reflect::set(&global, &OWNER_KEY.into(), me);
+        } else if !any && Object::is(&owner, me) {
+            let _ = Reflect::delete_property(global.unchecked_ref::<Object>(), &OWNER_KEY.into());
+        }
+    });
 }
 
 /// A tool to register, with what its registration needs.
@@ -198,6 +233,7 @@ fn sync(p: &mut Page, actions: &mut Vec<Action>) {
     let consequential = p.entries.any_consequential();
     let exposed_to = p.entries.exposed_to();
     let provider = p.provider.clone();
+    mark_owner(any);
     for tool in Tool::ALL {
         let want = if tool.writes() { writable } else { any };
         let shape = Shape {
