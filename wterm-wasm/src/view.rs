@@ -333,6 +333,19 @@ fn css_rgb(css: &str) -> Option<[u8; 3]> {
     (n == 3).then_some(out)
 }
 
+impl Drop for Dom {
+    fn drop(&mut self) {
+        if let (Some(id), Some(window)) = (self.frame.take(), web_sys::window()) {
+            let _ = window.cancel_animation_frame(id);
+        }
+        if let Some((observer, _closure)) = self.resize_observer.take() {
+            observer.disconnect();
+        }
+        self.listeners.clear();
+        self.root.remove();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::css_rgb;
@@ -345,18 +358,5 @@ mod tests {
         assert_eq!(css_rgb("rgb(256, 2, 3)"), None);
         assert_eq!(css_rgb("rgb(1, 2)"), None);
         assert_eq!(css_rgb("color(srgb 0.1 0.2 0.3)"), None);
-    }
-}
-
-impl Drop for Dom {
-    fn drop(&mut self) {
-        if let (Some(id), Some(window)) = (self.frame.take(), web_sys::window()) {
-            let _ = window.cancel_animation_frame(id);
-        }
-        if let Some((observer, _closure)) = self.resize_observer.take() {
-            observer.disconnect();
-        }
-        self.listeners.clear();
-        self.root.remove();
     }
 }
