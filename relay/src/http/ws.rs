@@ -367,7 +367,14 @@ mod tests {
             r##"{"type":"colors","foreground":"#111","background":"#fdf6e3","cursor":"#AABBCC"}"##,
         )
         .unwrap();
-        let FromPage::Colors { foreground, background, cursor } = m else { panic!("{m:?}") };
+        let FromPage::Colors {
+            foreground,
+            background,
+            cursor,
+        } = m
+        else {
+            panic!("{m:?}")
+        };
         assert_eq!(
             query_colors(&foreground, &background, &cursor),
             Some(DynamicColors {

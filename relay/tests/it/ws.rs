@@ -126,13 +126,19 @@ async fn resize_reaches_the_pty_and_the_other_pages() {
     assert_eq!(
         a.wait_text("error").await,
         json!({"type": "error", "reason": "bad_message",
-               "detail": "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N}; \
-                          input goes in binary frames"})
+               "detail": wterm_relay::http::ws::BAD_MESSAGE_DETAIL})
     );
     // The acknowledgement window was dropped (measured: no benefit over TCP's): `ack` is
     // unknown now, as any other message.
     a.texts.clear();
     a.send_json(json!({"type": "ack", "bytes": 10})).await;
+    assert_eq!(a.wait_text("error").await["reason"], "bad_message");
+    // A colors message with a color that is not #rgb/#rrggbb is refused the same way.
+    a.texts.clear();
+    a.send_json(
+        json!({"type": "colors", "foreground": "white", "background": "#000", "cursor": "#fff"}),
+    )
+    .await;
     assert_eq!(a.wait_text("error").await["reason"], "bad_message");
     b.send_json(json!({"type": "resize", "cols": 80, "rows": 24}))
         .await;
