@@ -20,7 +20,7 @@ export type TerminalRelayProp = RelayOptions;
  * give it a size (for example a height) when `cols`/`rows` are not set, since the terminal
  * then fits the element.
  */
-export interface TerminalProps extends Omit<HTMLAttributes<HTMLDivElement>, "onResize" | "onProgress"> {
+export interface TerminalProps extends Omit<HTMLAttributes<HTMLDivElement>, "onResize" | "onProgress" | "onError"> {
   /** WebMCP tools for this terminal: `true`, `{name?, description?, readOnly?}` or `false` (default). */
   webmcp?: boolean | WTermWebMCPOptions;
   /** Width in columns, an integer 2..1000. Default: fit the element. */
