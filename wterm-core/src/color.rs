@@ -48,8 +48,21 @@ mod tests {
         assert_eq!(parse_hex_color("#26F", false), Some(0x2266ffff));
         assert_eq!(parse_hex_color("#11223344", true), Some(0x11223344));
         assert_eq!(parse_hex_color("#11223344", false), None);
+        assert_eq!(parse_hex_color("#002B36", false), Some(0x002b36ff));
         assert_eq!(hex_rgb("#fdf6e3"), Some([0xfd, 0xf6, 0xe3]));
-        for bad in ["", "#", "fdf6e3", "#fdf6e", "#ggg", "rgb(1, 2, 3)", "#fdf6e3 "] {
+        for bad in [
+            "",
+            "#",
+            "fdf6e3",
+            "#fdf6e",
+            "#ggg",
+            "rgb(1, 2, 3)",
+            "#fdf6e3 ",
+            "#00000080",
+            "#12",
+            "#12345",
+            "red",
+        ] {
             assert_eq!(hex_rgb(bad), None, "{bad:?}");
         }
     }

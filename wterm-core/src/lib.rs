@@ -39,10 +39,10 @@ mod vt;
 pub mod words;
 
 pub use cmdlog::{CommandOutput, CommandRecord};
+pub use color::{hex_rgb, parse_hex_color};
 pub use error::{Error, ErrorKind};
 pub use frame::{AttrRun, Frame, ScreenHash, View};
 pub use modes::{CursorShape, CursorStyle, Modes, MouseEncoding, MouseTracking};
-pub use color::{hex_rgb, parse_hex_color};
 pub use search::{
     Matcher, SearchMatch, SearchOptions, SearchPos, SearchResult, TextLink, TextMatcher, UrlMatcher,
 };
