@@ -208,7 +208,8 @@ test("bell and progress events: BEL and OSC 9;4 through write, option callbacks 
   expect(await events()).toEqual([{ state: 1, value: 100 }]);
   await write(page, "\x1b]9;4;0\x07");
   expect(await events()).toEqual([{ state: 0, value: 0 }]);
-  expect(await page.evaluate(() => document.querySelector(".host .wterm-screen")!.textContent!.trim())).toBe("ab");
+  // The screen is drawn on the next animation frame, which a loaded machine can delay.
+  await expect.poll(() => page.evaluate(() => document.querySelector(".host .wterm-screen")!.textContent!.trim())).toBe("ab");
   // removeListener stops them; a bad event name names the accepted ones.
   await page.evaluate(() => {
     const w = window as any;
