@@ -125,6 +125,8 @@ if (!token) {
     onExit: (code) => { exitCode = code; },
     onError: (e) => {
       if (e.code === "input_dropped") showStatus("Still reconnecting; input typed meanwhile was partly dropped.", true);
+      // Keys sent as the connection dropped that could not be sent again: the person must know.
+      else if (e.code === "input_lost" || e.code === "input_unconfirmed") showStatus(escapeHtml(`Some typing may be missing: ${e.message}.`), true);
       else if (e.code === "relay_error") {
         problem = escapeHtml(RELAY_ERRORS[e.reason] ?? `Relay error: ${e.reason}.`);
         showStatus(problem, true);

@@ -1,6 +1,7 @@
 // Sessions that outlive the relay (the relay's default since issue 19; no flag given here): the
 // relay restarts under a page (SIGTERM, then SIGKILL); the page re-attaches by itself to the same
-// shell, with its screen, and what was typed while the relay was down reaches the shell once.
+// shell, with its screen, and what was typed while the relay was down reaches the shell once,
+// also keys sent in the instant it died (numbered input, resent from where the holder stood).
 import { test, expect } from "@playwright/test";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -20,10 +21,20 @@ test("the page re-attaches to its shell after relay restarts; input typed meanwh
     await page.keyboard.type("echo before-$((1+1))\n");
     await expect.poll(() => lines(page)).toContain("before-2");
 
-    for (const [signal, n] of [["SIGTERM", 6], ["SIGKILL", 8]] as const) {
-      await last.kill(signal);
-      // Typed while no relay runs: the page's client keeps it until it is attached again.
-      await page.keyboard.type(`echo gap-$((${n / 2}+${n / 2}))\n`);
+    for (const [signal, n] of [["SIGTERM", 6], ["SIGKILL", 8], ["SIGSTOP", 10]] as const) {
+      if (signal === "SIGSTOP") {
+        // Typed while the page is still attached to a relay that reads nothing, which then
+        // dies: the keys were sent and never arrived. The new relay says what did; the page
+        // sends the rest again.
+        await waitForPrompt(page);
+        await last.pause();
+        await page.keyboard.type(`echo gap-$((${n / 2}+${n / 2}))\n`);
+        await last.kill("SIGKILL");
+      } else {
+        await last.kill(signal);
+        // Typed while no relay runs: the page's client keeps it until it is attached again.
+        await page.keyboard.type(`echo gap-$((${n / 2}+${n / 2}))\n`);
+      }
       last = await again();
       await expect.poll(() => lines(page), { timeout: 20_000 }).toContain(`gap-${n}`);
       expect((await lines(page)).filter((l) => l === `gap-${n}`)).toHaveLength(1);

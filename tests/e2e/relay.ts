@@ -3,7 +3,7 @@
 // (`--no-persist`) unless the test is about held sessions (`persist: true`, the relay's own
 // default): then stopping the relay ends them too (`wterm-relay holders kill --all`).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, writeFileSync, rmSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Page } from "@playwright/test";
@@ -21,6 +21,9 @@ export interface Relay {
   /** Ends the relay with `signal` and waits for it, keeping its home, state directory and
    * held sessions (a restart on the same `home` takes them over). */
   kill: (signal: NodeJS.Signals) => Promise<void>;
+  /** SIGSTOP: returns once every thread of the relay is stopped (what the page sends then
+   * waits unread in the relay's socket). */
+  pause: () => Promise<void>;
   log: () => string;
 }
 
@@ -69,6 +72,18 @@ export async function startRelay(
     pageUrl: (query = "") => `${url}/${query}#token=${token}`,
     printedUrl,
     log: () => out,
+    pause: async () => {
+      child.kill("SIGSTOP");
+      const stopped = () =>
+        readdirSync(`/proc/${child.pid}/task`).every((t) => {
+          const stat = readFileSync(`/proc/${child.pid}/task/${t}/stat`, "utf8");
+          return /^[tT]$/.test(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]);
+        });
+      for (let i = 0; !stopped(); i++) {
+        if (i > 1000) throw new Error("the relay did not stop within 5 s");
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    },
     kill: async (signal) => {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once("exit", r));

@@ -37,9 +37,23 @@ export declare class RelayError extends Error {
    *   for example "too_many_sessions" before it closes, and the client then retries);
    * - "bad_url": the browser refused to open a socket to `url`;
    * - "input_dropped": input made while not attached (it waits for the next attach) passed
-   *   1 MiB, and the oldest was dropped.
+   *   1 MiB, and the oldest was dropped;
+   * - "input_lost": after a reconnect the relay said input sent before the drop did not reach
+   *   the shell, and more than the 1 MiB the page keeps was missing: the message says how many
+   *   bytes (the rest was sent again);
+   * - "input_unconfirmed": after a reconnect the relay could not say what of the input sent
+   *   before the drop reached the shell (a relay restart with a holder of an older build); it
+   *   was not sent again.
+   * Input sent in the instant a connection or the relay died is otherwise sent again, once.
    */
-  readonly code: "token_refused" | "unknown_session" | "relay_error" | "bad_url" | "input_dropped";
+  readonly code:
+    | "token_refused"
+    | "unknown_session"
+    | "relay_error"
+    | "bad_url"
+    | "input_dropped"
+    | "input_lost"
+    | "input_unconfirmed";
   /** "relay_error": the relay's reason, such as "too_many_sessions" or "spawn_failed". */
   readonly reason?: string;
   /** The websocket close code, when the error is a close. */

@@ -6,6 +6,12 @@
 // - subprotocols ["wterm.v1", "bearer." + token]: the token never goes into the URL;
 // - `/ws?session=N` attaches to session N; without it the relay starts one and names it in a
 //   first text frame {"type":"session","id":N};
+// - `client=HEX16` (random per attachToRelay) numbers our input: before `resized` the relay says
+//   {"type":"input","offset":N}, how many of our input bytes reached the shell (null: it does not
+//   know us). We keep the last PENDING_INPUT_MAX_BYTES of input sent, and after the snapshot send
+//   {"type":"input","offset":S} and our input from byte S on: keys sent in the instant the relay
+//   or the connection died are sent again, and the relay skips bytes it already has. What cannot
+//   be resent is reported (onError "input_lost", "input_unconfirmed"), never lost silently;
 // - on every attach: {"type":"resized","cols","rows"}, then one binary frame with a snapshot of
 //   the screen; we reset the terminal before it, adopt the PTY's size for it, then ask for the
 //   terminal's own size;
@@ -40,11 +46,14 @@ const RECONNECT_MAX_MS = 5000;
 const CLOSE_NORMAL = 1000;
 const CLOSE_TOKEN_REFUSED = 4401;
 const CLOSE_UNKNOWN_SESSION = 4404;
+const CLOSE_BAD_CLIENT = 4400;
 /** Largest input frame sent, in bytes: the relay refuses messages over 256 KiB, so a large paste
  * goes out in pieces. */
 const INPUT_FRAME_BYTES = 64 * 1024;
-/** Input made while not attached (connecting, reconnecting, before the snapshot) is kept up to
- * this many bytes and sent once attached; past it the oldest is dropped ("input_dropped"). */
+/** Input is kept up to this many bytes: what was made while not attached (connecting,
+ * reconnecting, before the snapshot), sent once attached, and what was sent, which is sent again
+ * if the relay says it did not arrive. Past it the oldest goes; input not yet sent that goes is
+ * reported ("input_dropped"). */
 const PENDING_INPUT_MAX_BYTES = 1024 * 1024;
 /** Characters a subprotocol entry may hold (an RFC 7230 token). */
 const TOKEN_CHARS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -72,6 +81,14 @@ function socketUrl(url, session) {
   u.hash = "";
   if (session != null) u.searchParams.set("session", String(session));
   return u;
+}
+
+/** 16 random hex digits: this page's input client id for the relay. */
+function randomClientId() {
+  const b = new Uint8Array(8);
+  if (globalThis.crypto && typeof globalThis.crypto.getRandomValues === "function") globalThis.crypto.getRandomValues(b);
+  else for (let i = 0; i < b.length; i++) b[i] = Math.floor(Math.random() * 256);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
 function call(f, ...args) {
@@ -116,9 +133,17 @@ export function attachToRelay(term, options) {
   let wanted = { cols: term.cols, rows: term.rows };
   let pty = null;
   let applyingRelaySize = false;
-  // Input waiting for the next attach, oldest first, and its size in bytes.
-  let pending = [];
-  let pendingBytes = 0;
+  // Our input, numbered from 0 by byte: the last PENDING_INPUT_MAX_BYTES of it ({start, bytes},
+  // oldest first), where that begins, where it ends, and how far it was ever sent.
+  const clientId = randomClientId();
+  let log = [];
+  let logBytes = 0;
+  let logStart = 0;
+  let produced = 0;
+  let sentEnd = 0;
+  // This connection's {"type":"input"} offset: undefined before it (a relay that does not number
+  // input never sends one), null when the relay does not know us.
+  let relayHas;
 
   const setStatus = (next, detail) => {
     status = next;
@@ -135,11 +160,25 @@ export function attachToRelay(term, options) {
     for (let i = 0; i < bytes.length; i += INPUT_FRAME_BYTES) send(bytes.subarray(i, i + INPUT_FRAME_BYTES));
   };
 
+  // After the snapshot: send what the relay lacks. Which bytes that is comes from its `input`.
   const flushPending = () => {
-    const queued = pending;
-    pending = [];
-    pendingBytes = 0;
-    for (const bytes of queued) sendInput(bytes);
+    let from = sentEnd;
+    if (relayHas === null && sentEnd > 0) {
+      const message = `the relay cannot tell whether the input sent before the connection dropped reached the shell (it does not know this page's client); it was not sent again`;
+      call(options.onError, new RelayError("input_unconfirmed", message));
+    } else if (typeof relayHas === "number") {
+      from = Math.min(relayHas, produced);
+      if (from < logStart) {
+        const message = `${logStart - from} bytes of input sent before the connection dropped did not reach the shell and are no longer kept (the last ${PENDING_INPUT_MAX_BYTES} bytes are)`;
+        call(options.onError, new RelayError("input_lost", message));
+        from = logStart;
+      }
+    }
+    if (relayHas !== undefined) send(JSON.stringify({ type: "input", offset: from }));
+    for (const { start, bytes } of log) {
+      if (start + bytes.length > from) sendInput(start >= from ? bytes : bytes.subarray(from - start));
+    }
+    sentEnd = Math.max(sentEnd, produced);
   };
 
   const sendResize = (size) => {
@@ -173,19 +212,22 @@ export function attachToRelay(term, options) {
   // attached it waits, so what a person types during a reconnect reaches the shell.
   const onData = (data) => {
     const bytes = encoder.encode(data);
+    log.push({ start: produced, bytes });
+    logBytes += bytes.length;
+    produced += bytes.length;
     if (live()) {
       // The page typed into gives the session its size (tmux's "latest" window size): a smaller
       // page that attached, or left, does not keep this one at its size.
       restoreSize();
       sendInput(bytes);
-      return;
+      sentEnd = produced;
     }
-    pending.push(bytes);
-    pendingBytes += bytes.length;
     let dropped = false;
-    while (pendingBytes > PENDING_INPUT_MAX_BYTES && pending.length > 1) {
-      pendingBytes -= pending.shift().length;
-      dropped = true;
+    while (logBytes > PENDING_INPUT_MAX_BYTES && log.length > 1) {
+      const old = log.shift();
+      logBytes -= old.bytes.length;
+      logStart = old.start + old.bytes.length;
+      if (logStart > sentEnd) dropped = true;
     }
     if (dropped) {
       const message = `input made while reconnecting passed ${PENDING_INPUT_MAX_BYTES} bytes; the oldest was dropped`;
@@ -223,8 +265,8 @@ export function attachToRelay(term, options) {
   const finish = (reason, error) => {
     done = true;
     clearInterval(colorsTimer);
-    pending = [];
-    pendingBytes = 0;
+    log = [];
+    logBytes = 0;
     clearTimeout(timer);
     timer = null;
     term.removeListener("data", onData);
@@ -255,6 +297,9 @@ export function attachToRelay(term, options) {
       case "session":
         sessionId = String(msg.id);
         call(options.onSession, sessionId);
+        break;
+      case "input":
+        relayHas = typeof msg.offset === "number" && msg.offset >= 0 ? msg.offset : null;
         break;
       case "resized":
         if (!attached) {
@@ -299,10 +344,13 @@ export function attachToRelay(term, options) {
     timer = null;
     attached = false;
     awaitingSnapshot = false;
+    relayHas = undefined;
     setStatus("connecting");
     let socket;
     try {
-      socket = new WebSocket(socketUrl(url, sessionId), [SUBPROTOCOL, BEARER_PREFIX + token]);
+      const u = socketUrl(url, sessionId);
+      u.searchParams.set("client", clientId);
+      socket = new WebSocket(u, [SUBPROTOCOL, BEARER_PREFIX + token]);
     } catch (e) {
       finish("error", new RelayError("bad_url", `the relay URL was refused: ${e && e.message}`));
       return;
@@ -321,6 +369,8 @@ export function attachToRelay(term, options) {
         finish("exit");
       } else if (ev.code === CLOSE_TOKEN_REFUSED) {
         finish("token_refused", new RelayError("token_refused", "the relay refused the page token", ev.code));
+      } else if (ev.code === CLOSE_BAD_CLIENT) {
+        finish("error", new RelayError("relay_error", "the relay refused the input client id", ev.code));
       } else if (ev.code === CLOSE_UNKNOWN_SESSION) {
         const message = `session ${sessionId ?? ""} does not exist (it may have ended)`;
         finish("unknown_session", new RelayError("unknown_session", message, ev.code));

@@ -449,3 +449,14 @@ pub const HOLDER_KILL_WAIT: Duration = Duration::from_secs(5);
 
 /// How long the relay waits for one holder's first frame when it reconnects at start.
 pub const HOLDER_HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Pages (input clients, the `client` of `/ws`) whose input offset a session remembers, per
+/// session and in each holder ([`crate::session::ledger::InputLedger`]); the least recently
+/// used is forgotten past it. A forgotten page that reconnects is told the relay does not know
+/// what of its input arrived (`{"type":"input","offset":null}`), never a wrong offset.
+pub const INPUT_CLIENTS_MAX: usize = 64;
+
+/// How long a holder waits for the previous relay's input (already in its socket) to reach
+/// the PTY before it answers a new relay's hello with the input offsets, in milliseconds. Past
+/// it the offsets may be low; the holder then skips what a page resends twice.
+pub const HOLDER_INPUT_DRAIN_WAIT_MS: u64 = 500;

@@ -9,7 +9,15 @@
 //!   `wterm.v1` (never the token). A missing or wrong token: the upgrade succeeds, then close
 //!   4401 (a browser cannot read a refused upgrade's status);
 //! - `session=ID` attaches to that session, else close 4404; without `session` a new session is
-//!   made and `{"type":"session","id":N}` is the first frame.
+//!   made and `{"type":"session","id":N}` is the first frame;
+//! - (ext) `client=HEX16`: the page numbers its input (`session/ledger.rs`). Before `resized`
+//!   the relay sends `{"type":"input","offset":N}`, how many of this client's input bytes reached
+//!   the program (a held session: its holder) so far, or `"offset":null` when the session does
+//!   not know the client (never seen, or forgotten past `INPUT_CLIENTS_MAX` clients). The page
+//!   then sends `{"type":"input","offset":S}` and its binary frames from byte S of its input
+//!   on: what it sent that did not arrive (the relay or its socket died with it) is sent again,
+//!   and bytes that did arrive are skipped if sent twice. A `client` that is not 16 hex digits:
+//!   an `error` frame `bad_client` saying so, then close 4400.
 //!
 //! Relay → page: `{"type":"resized","cols","rows"}`, then one binary frame with the snapshot,
 //! then live output as binary frames in order; `{"type":"title","data"}` when the title changes;
@@ -23,7 +31,7 @@
 //! `18 1b 63 ...`) followed by a fresh snapshot instead of the output it missed.
 //!
 //! Page → relay: binary frames are input bytes, written to the PTY at once (never behind
-//! output); text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000,
+//! output), numbered from the last `input` message's offset when the page gave a `client`; text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000,
 //! columns at least 2; not echoed back unless clamped); text `{"type":"colors","foreground",
 //! "background","cursor"}` (each `#rgb` or `#rrggbb`) sets the colors the relay answers the
 //! program's OSC 10/11/12 queries with: the theme the page draws (the page does not answer
@@ -46,6 +54,7 @@ use crate::ground::limits::{CLOSE_HANDSHAKE, MAX_WS_MESSAGE_BYTES};
 use crate::ground::Refusal;
 use crate::guard::checks::origin_allowed;
 use crate::session::fanout::{ClientQueue, Frame, Next};
+use crate::session::ledger::{parse_client, ClientId, InputFrom};
 use crate::session::registry::CreateError;
 use crate::session::{Session, SessionId, ToPage};
 use crate::state::AppState;
@@ -72,7 +81,13 @@ pub const CLOSE_PROTOCOL_ERROR: u16 = 1002;
 pub const BAD_MESSAGE_DETAIL: &str =
     "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N} or \
      {\"type\":\"colors\",\"foreground\":\"#rrggbb\",\"background\":\"#rrggbb\",\"cursor\":\"#rrggbb\"}; \
-     input goes in binary frames";
+     input goes in binary frames, numbered from {\"type\":\"input\",\"offset\":N} when the page \
+     gave a client";
+
+/// The `error` detail for an `input` message on a connection without a `client`.
+pub const INPUT_WITHOUT_CLIENT_DETAIL: &str =
+    "an input message numbers the page's input, which needs a client (16 hex digits) in the /ws \
+     query";
 
 /// Which session a socket wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +95,25 @@ enum Target {
     New,
     Existing(SessionId),
     Invalid,
+}
+
+/// What a `client` query value must be, for the `bad_client` error.
+pub const BAD_CLIENT_DETAIL: &str =
+    "client must be 16 hex digits (the page's random input client id, relay.js makes one)";
+
+/// Close code after `bad_client`: 4000 + 400.
+pub const CLOSE_BAD_CLIENT: u16 = 4400;
+
+/// The `client` of the query: `Ok(None)` when there is none, `Err(())` when it is not
+/// [`parse_client`]'s 16 hex digits.
+fn client(query: Option<&str>) -> Result<Option<ClientId>, ()> {
+    let Some(query) = query else {
+        return Ok(None);
+    };
+    match form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "client") {
+        None => Ok(None),
+        Some((_, v)) => parse_client(&v).map(Some).ok_or(()),
+    }
 }
 
 fn target(query: Option<&str>) -> Target {
@@ -115,6 +149,7 @@ pub async fn upgrade(
             .is_some_and(|t| state.config.page_token.matches(t))
     });
     let target = target(query.as_deref());
+    let client = client(query.as_deref());
     let sockets = state.sockets.clone();
     ws.protocols([PROTOCOL])
         .max_message_size(MAX_WS_MESSAGE_BYTES)
@@ -124,7 +159,17 @@ pub async fn upgrade(
                     tracing::warn!(%peer, "websocket without a valid page token refused");
                     return refuse(socket, Refusal::AuthRequired).await;
                 }
-                serve(socket, state, target).await
+                let Ok(client) = client else {
+                    let mut socket = socket;
+                    let err = ToPage::Error {
+                        reason: "bad_client",
+                        detail: Some(BAD_CLIENT_DETAIL),
+                    }
+                    .to_json();
+                    let _ = socket.send(Message::Text(err.into())).await;
+                    return close(&mut socket, CLOSE_BAD_CLIENT, "bad_client").await;
+                };
+                serve(socket, state, target, client).await
             })
         })
 }
@@ -145,7 +190,7 @@ async fn refuse(mut socket: WebSocket, refusal: Refusal) {
     close(&mut socket, refusal.close_code(), refusal.code()).await;
 }
 
-async fn serve(mut socket: WebSocket, state: AppState, target: Target) {
+async fn serve(mut socket: WebSocket, state: AppState, target: Target, client: Option<ClientId>) {
     let session = match target {
         Target::Existing(id) => match state.registry.get(id) {
             Some(s) => s,
@@ -177,24 +222,36 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target) {
             }
         },
     };
+    if let Some(client) = client {
+        let offset = session.input_offset(client);
+        let msg = ToPage::Input { offset }.to_json();
+        if socket.send(Message::Text(msg.into())).await.is_err() {
+            return;
+        }
+    }
     let queue = session.attach();
     tracing::debug!(session = session.id(), "page attached");
     let (sink, stream) = socket.split();
-    bridge(sink, stream, &session, &queue).await;
+    bridge(sink, stream, &session, &queue, client).await;
     session.detach(&queue);
     tracing::debug!(session = session.id(), "page detached");
 }
 
 /// Runs one attached page until either side ends: the queue's frames to `sink`, `stream`'s
 /// messages to the session. Generic over the socket halves so channels can stand in.
-async fn bridge<Si, St>(mut sink: Si, mut stream: St, session: &Session, queue: &Arc<ClientQueue>)
-where
+async fn bridge<Si, St>(
+    mut sink: Si,
+    mut stream: St,
+    session: &Session,
+    queue: &Arc<ClientQueue>,
+    client: Option<ClientId>,
+) where
     Si: Sink<Message> + Unpin,
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
     let ending = {
         let writer = write_loop(&mut sink, session, queue);
-        let reader = read_loop(&mut stream, session, queue);
+        let reader = read_loop(&mut stream, session, queue, client);
         tokio::pin!(writer, reader);
         tokio::select! {
             () = &mut writer => {
@@ -271,6 +328,10 @@ enum FromPage {
         background: String,
         cursor: String,
     },
+    /// The page's next binary frames start at this offset of its numbered input.
+    Input {
+        offset: u64,
+    },
 }
 
 /// The colors of a `colors` message, or `None` when one is not `#rgb`/`#rrggbb`.
@@ -287,17 +348,43 @@ fn side(n: u64) -> u16 {
 }
 
 /// Reads the page's messages until it closes, breaks the protocol or goes away.
-async fn read_loop<St>(stream: &mut St, session: &Session, queue: &ClientQueue) -> PageEnd
+async fn read_loop<St>(
+    stream: &mut St,
+    session: &Session,
+    queue: &ClientQueue,
+    client: Option<ClientId>,
+) -> PageEnd
 where
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
+    // Where the next binary frame starts in the page's numbered input (after its `input`).
+    let mut next: Option<InputFrom> = None;
     while let Some(msg) = stream.next().await {
         match msg {
             Ok(Message::Binary(bytes)) => {
+                let from = next;
+                if let Some(n) = next.as_mut() {
+                    n.start += bytes.len() as u64;
+                }
                 // Fails only once the session's writer is gone (the process exited).
-                let _ = session.write(bytes).await;
+                let _ = session.write_from(bytes, from).await;
             }
             Ok(Message::Text(text)) => match serde_json::from_str::<FromPage>(text.as_str()) {
+                Ok(FromPage::Input { offset }) => match client {
+                    Some(client) => {
+                        next = Some(InputFrom {
+                            client,
+                            start: offset,
+                        });
+                    }
+                    None => queue.push_text(
+                        ToPage::Error {
+                            reason: "bad_message",
+                            detail: Some(INPUT_WITHOUT_CLIENT_DETAIL),
+                        }
+                        .to_json(),
+                    ),
+                },
                 Ok(FromPage::Resize { cols, rows }) => {
                     session.resize(Size::new(side(rows), side(cols)), queue);
                 }

@@ -40,15 +40,16 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 use wterm_core::Size;
 
-use super::pty::{self, Input, Master, Pty, Traffic};
+use super::ledger::{ClientId, InputFrom, InputLedger};
+use super::pty::{self, Input, Master, Pty, SharedLedger, Traffic};
 use crate::ground::shell_integration::{Integration, NotInjected, ShellKind};
 
 /// A session id, as the session layer numbers them.
 type SessionId = u64;
 use crate::ground::limits::{
-    EXIT_DRAIN_MAX, HOLDER_HELLO_TIMEOUT, HOLDER_MAX_FRAME_BYTES, HOLDER_ORPHAN_GRACE,
-    HOLDER_RING_BYTES, HOLDER_START_TIMEOUT, PTY_INPUT_QUEUE_MESSAGES, PTY_OUTPUT_QUEUE_CHUNKS,
-    PTY_READ_CHUNK_BYTES,
+    EXIT_DRAIN_MAX, HOLDER_HELLO_TIMEOUT, HOLDER_INPUT_DRAIN_WAIT_MS, HOLDER_MAX_FRAME_BYTES,
+    HOLDER_ORPHAN_GRACE, HOLDER_RING_BYTES, HOLDER_START_TIMEOUT, PTY_INPUT_QUEUE_MESSAGES,
+    PTY_OUTPUT_QUEUE_CHUNKS, PTY_READ_CHUNK_BYTES,
 };
 use crate::ground::program::Program;
 
@@ -87,6 +88,12 @@ const EXIT: u8 = 3;
 // Relay to holder:
 const INPUT: u8 = 16;
 const SNAPSHOT: u8 = 17;
+/// Numbered input ([`ledger`](super::ledger)): the page's client id and the chunk's start
+/// offset (u64 each, big-endian), then the bytes. Sent only to a holder whose hello carries
+/// `inputs`; the holder skips what it wrote already and records the new end.
+const INPUT_FROM: u8 = 18;
+/// Bytes before the input of an [`INPUT_FROM`] frame.
+const INPUT_FROM_HEADER_BYTES: usize = 16;
 
 const HEADER_BYTES: usize = 5;
 
@@ -176,6 +183,12 @@ pub struct Hello {
     pub label: String,
     /// [`Integration`], as [`encode_integration`] spells it.
     pub integration: String,
+    /// How far each page's numbered input was written to the PTY: (client id, offset) pairs
+    /// ([`InputLedger::pairs`]). Present from holders that take [`INPUT_FROM`] frames (added
+    /// without a new [`PROTOCOL_VERSION`]: a relay that does not know the field ignores it and
+    /// sends plain `INPUT`, a holder without it gets plain `INPUT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<(ClientId, u64)>>,
 }
 
 /// What the relay sends a new holder on its stdin (JSON).
@@ -313,8 +326,12 @@ struct Held {
     wake: std::sync::Condvar,
     /// The PTY master's descriptor (the master itself stays with [`serve`]), sent to relays.
     master_fd: RawFd,
-    /// The PTY's writer, taken once and shared by the connections' input threads.
-    writer: Mutex<Option<Box<dyn Write + Send>>>,
+    /// The PTY's writer (taken once, `None` once the program is gone) and how far each page's
+    /// numbered input went through it; shared by the connections' input threads.
+    writer: Mutex<(Option<Box<dyn Write + Send>>, InputLedger)>,
+    /// The input thread of the latest relay connection, which a new connection waits for
+    /// (bounded) so its hello counts the input the previous relay left in the socket.
+    input_thread: Mutex<Option<thread::JoinHandle<()>>>,
     pid: Option<u32>,
     tty: Option<PathBuf>,
     reader_tid: AtomicI32,
@@ -505,7 +522,8 @@ fn start_holding(
         ring: Mutex::new(Ring::default()),
         wake: std::sync::Condvar::new(),
         master_fd,
-        writer: Mutex::new(Some(writer)),
+        writer: Mutex::new((Some(writer), InputLedger::default())),
+        input_thread: Mutex::new(None),
         pid,
         tty,
         reader_tid: AtomicI32::new(0),
@@ -647,21 +665,45 @@ fn accept(held: &Arc<Held>, stream: UnixStream) {
     };
     let generation = held.generation.fetch_add(1, Ordering::AcqRel) + 1;
     let (tid_tx, tid_rx) = std::sync::mpsc::channel();
-    {
+    let spawned = {
         let held = held.clone();
-        let spawned = thread::Builder::new()
+        thread::Builder::new()
             .name("hold-input".into())
             .spawn(move || {
                 // SAFETY: gettid(2) has no preconditions.
                 let _ = tid_tx.send(unsafe { libc::gettid() });
                 holder_input_loop(&held, input_side, generation);
-            });
-        if spawned.is_err() {
-            return;
-        }
-    }
+            })
+    };
+    let Ok(spawned) = spawned else {
+        return;
+    };
     let input_tid = tid_rx.recv().unwrap_or(0);
     let mut stream = stream;
+    // The older relay goes; what it wrote before is still read (a shut-down socket hands out
+    // what it queued) and written to the PTY before the hello counts it, within a bound.
+    let old = held.conn().take();
+    if let Some((_, old)) = old {
+        let _ = old.shutdown(std::net::Shutdown::Both);
+    }
+    let previous = held
+        .input_thread
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .replace(spawned);
+    if let Some(previous) = previous {
+        let deadline =
+            Instant::now() + std::time::Duration::from_millis(HOLDER_INPUT_DRAIN_WAIT_MS);
+        while !previous.is_finished() && Instant::now() < deadline {
+            thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+    let inputs = held
+        .writer
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .1
+        .pairs();
     let mut conn = held.conn();
     if let Some((_, old)) = conn.take() {
         let _ = old.shutdown(std::net::Shutdown::Both);
@@ -683,6 +725,7 @@ fn accept(held: &Arc<Held>, stream: UnixStream) {
             exit: ring.exit,
             label: held.label.clone(),
             integration: held.integration.clone(),
+            inputs: Some(inputs),
         };
         let (a, b) = ring.bytes.as_slices();
         (
@@ -746,14 +789,33 @@ fn holder_read_loop(held: &Held, mut reader: std::fs::File) {
     held.ring().output_done = true;
 }
 
+/// The client id and start offset heading an [`INPUT_FROM`] payload; `None` when it is short.
+fn input_from(payload: &[u8]) -> Option<InputFrom> {
+    let client = u64::from_be_bytes(payload.get(..8)?.try_into().ok()?);
+    let start = u64::from_be_bytes(payload.get(8..16)?.try_into().ok()?);
+    Some(InputFrom { client, start })
+}
+
 /// Takes one relay's input and snapshots until it goes away.
 fn holder_input_loop(held: &Held, mut stream: UnixStream, generation: u64) {
     while let Ok(Some((kind, payload))) = read_frame(&mut stream) {
         match kind {
-            INPUT => {
-                let mut writer = held.writer.lock().unwrap_or_else(|e| e.into_inner());
+            INPUT | INPUT_FROM => {
+                let mut guard = held.writer.lock().unwrap_or_else(|e| e.into_inner());
+                let (writer, ledger) = &mut *guard;
+                let bytes = if kind == INPUT {
+                    &payload[..]
+                } else {
+                    let Some(from) = input_from(&payload) else {
+                        break;
+                    };
+                    let bytes = &payload[INPUT_FROM_HEADER_BYTES..];
+                    let skip = ledger.written_already(from, bytes.len());
+                    ledger.record(from, bytes.len());
+                    &bytes[skip..]
+                };
                 if let Some(w) = writer.as_mut() {
-                    if w.write_all(&payload).and_then(|()| w.flush()).is_err() {
+                    if w.write_all(bytes).and_then(|()| w.flush()).is_err() {
                         // The program is gone: input has nowhere to go.
                         *writer = None;
                     }
@@ -1262,16 +1324,32 @@ fn relay_side(
         }
     })?;
     let flush = flush_epoch.clone();
+    // What this relay handed the holder (a lower bound of what the holder wrote: a socket
+    // write that returned is read by the holder even if this relay dies next), starting from
+    // what the holder reported.
+    let numbered = hello.inputs.is_some();
+    let inputs = SharedLedger::new(parking_lot::Mutex::new(InputLedger::from_pairs(
+        hello.inputs.as_deref().unwrap_or_default(),
+    )));
     thread::Builder::new().name(name("write")).spawn({
         let traffic = traffic.clone();
         let writer = writer.clone();
+        let inputs = inputs.clone();
         move || {
-            while let Some(Input { epoch, bytes }) = in_rx.blocking_recv() {
-                let result = if epoch < flush.load(Ordering::Acquire) {
+            while let Some(input) = in_rx.blocking_recv() {
+                let bytes = pty::unwritten(&input, &inputs);
+                let result = if input.epoch < flush.load(Ordering::Acquire) || bytes.is_empty() {
                     Ok(())
                 } else {
                     let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
-                    write_frame(&mut *w, INPUT, &[&bytes])
+                    match input.from {
+                        Some(from) if numbered => {
+                            let start = from.start + (input.bytes.len() - bytes.len()) as u64;
+                            let head = [from.client.to_be_bytes(), start.to_be_bytes()].concat();
+                            write_frame(&mut *w, INPUT_FROM, &[&head, bytes])
+                        }
+                        _ => write_frame(&mut *w, INPUT, &[bytes]),
+                    }
                 };
                 traffic.written.fetch_add(1, Ordering::AcqRel);
                 if result.is_err() {
@@ -1333,6 +1411,7 @@ fn relay_side(
         output,
         input,
         flush_epoch,
+        inputs,
         exited,
         traffic,
     };
@@ -1415,6 +1494,38 @@ mod tests {
         );
     }
 
+    /// The input counts are additive: a holder of an older build sends no `inputs` (the relay
+    /// then sends it plain `INPUT`), and a newer one's hello still has every older field.
+    #[test]
+    fn a_hello_without_input_counts_is_an_older_holder() {
+        let old = r#"{"holder":1,"build":"b","id":3,"pid":null,"tty":null,"reader_tid":0,
+            "input_tid":0,"offset":0,"snapshot_len":0,"ring_len":0,"partial":false,"exit":null,
+            "label":"","integration":"off"}"#;
+        let hello: Hello = serde_json::from_str(old).unwrap();
+        assert_eq!(hello.inputs, None);
+        let newer = old.replace(
+            r#""integration":"off""#,
+            r#""integration":"off","inputs":[[10,7]]"#,
+        );
+        let hello: Hello = serde_json::from_str(&newer).unwrap();
+        assert_eq!(hello.inputs, Some(vec![(10, 7)]));
+    }
+
+    #[test]
+    fn input_from_frames_carry_client_and_start() {
+        let mut payload = [7u64.to_be_bytes(), 300u64.to_be_bytes()].concat();
+        payload.extend_from_slice(b"ls\r");
+        assert_eq!(
+            input_from(&payload),
+            Some(InputFrom {
+                client: 7,
+                start: 300
+            })
+        );
+        assert_eq!(&payload[INPUT_FROM_HEADER_BYTES..], b"ls\r");
+        assert_eq!(input_from(&payload[..15]), None);
+    }
+
     #[test]
     fn a_hello_whose_lengths_disagree_is_refused() {
         let (ours, theirs) = UnixStream::pair().unwrap();
@@ -1433,6 +1544,7 @@ mod tests {
             exit: None,
             label: String::new(),
             integration: "off".into(),
+            inputs: None,
         };
         send_hello(&theirs, &serde_json::to_vec(&hello).unwrap());
         match link(ours, PathBuf::from("/x/3.sock")) {

@@ -18,6 +18,7 @@
 pub mod budget;
 pub mod fanout;
 pub mod holder;
+pub mod ledger;
 pub mod pty;
 pub mod registry;
 
@@ -102,6 +103,13 @@ pub enum ToPage<'a> {
         tool: &'a str,
         /// When the call was admitted, epoch milliseconds.
         at: u64,
+    },
+    /// (ext) How far the input of the page's `client` reached the program, in bytes of its
+    /// numbering; `None` (JSON null) when the session does not know the client. Sent before
+    /// `resized` on an attach with a `client` ([`ledger`]).
+    Input {
+        /// The offset, or null.
+        offset: Option<u64>,
     },
     /// A message from the page was not understood, or the relay refused something.
     Error {
@@ -219,6 +227,8 @@ pub struct Session {
     fed: Notify,
     input: mpsc::Sender<Input>,
     flush_epoch: Arc<AtomicU64>,
+    /// How far each page's numbered input reached the program ([`ledger`]).
+    inputs: pty::SharedLedger,
     /// What crossed the PTY (see [`Session::input_settled`]).
     traffic: Arc<pty::Traffic>,
     /// Output bytes handed to the emulator's queue and the pages ([`Session::forward`]).
@@ -435,6 +445,7 @@ impl Session {
             fed: Notify::new(),
             input: pty.input,
             flush_epoch: pty.flush_epoch,
+            inputs: pty.inputs,
             traffic: pty.traffic,
             forwarded: AtomicU64::new(0),
             killer: std::sync::Mutex::new(pty.killer),
@@ -559,10 +570,28 @@ impl Session {
     /// Queues `bytes` for the program (written in order by the PTY's writer thread). Waits
     /// while the input queue is full; false once the process has gone.
     pub async fn write(&self, bytes: Bytes) -> bool {
+        self.write_from(bytes, None).await
+    }
+
+    /// [`Session::write`] for a page that numbers its input: `from` says where `bytes` start,
+    /// and what of them reached the program already is skipped ([`ledger`]).
+    pub async fn write_from(&self, bytes: Bytes, from: Option<ledger::InputFrom>) -> bool {
         self.out.lock().last_input = Some(Instant::now());
         let epoch = self.flush_epoch.load(Ordering::Acquire);
         self.traffic.queued.fetch_add(1, Ordering::AcqRel);
-        self.input.send(Input { epoch, bytes }).await.is_ok()
+        self.input.send(Input { epoch, bytes, from }).await.is_ok()
+    }
+
+    /// How far the input of the page `client` reached the program (or, held, was handed to
+    /// the holder, which keeps it across relay restarts), in bytes of that page's numbering;
+    /// `None` when the session does not know the client (never seen, or forgotten past
+    /// [`INPUT_CLIENTS_MAX`](crate::ground::limits::INPUT_CLIENTS_MAX)). The client is known
+    /// from then on, at 0 if it was not.
+    pub fn input_offset(&self, client: ledger::ClientId) -> Option<u64> {
+        let mut l = self.inputs.lock();
+        let known = l.get(client);
+        l.register(client);
+        known
     }
 
     /// Whether all input written so far has been taken and answered, so that the screen shows
@@ -962,6 +991,7 @@ impl Session {
             let reply = Input {
                 epoch: self.flush_epoch(),
                 bytes: Bytes::from(replies),
+                from: None,
             };
             self.traffic.queued.fetch_add(1, Ordering::AcqRel);
             if let Err(e) = self.input.try_send(reply) {

@@ -35,6 +35,11 @@ use crate::ground::config::SECRET_ENVS;
 use crate::ground::limits::{
     PTY_INPUT_QUEUE_MESSAGES, PTY_OUTPUT_QUEUE_CHUNKS, PTY_READ_CHUNK_BYTES,
 };
+use crate::session::ledger::{InputFrom, InputLedger};
+
+/// A session's [`InputLedger`], shared by the thread that writes its input and the sockets
+/// that ask it where a page's input stands.
+pub type SharedLedger = Arc<parking_lot::Mutex<InputLedger>>;
 
 /// The PTY master as the relay holds it: its own (portable-pty's), or a duplicate of a session
 /// holder's (received over the holder's socket, `session/holder.rs`), which the relay only
@@ -85,6 +90,8 @@ pub struct Pty {
     pub input: mpsc::Sender<Input>,
     /// The flush epoch the writer thread compares each [`Input`] with; see [`Input::epoch`].
     pub flush_epoch: Arc<AtomicU64>,
+    /// How far each page's numbered input was written ([`Input::from`]).
+    pub inputs: SharedLedger,
     /// The child's exit code once it has been reaped (1 when it died of a signal).
     pub exited: oneshot::Receiver<i32>,
     /// What the reader and writer threads have moved so far.
@@ -124,6 +131,22 @@ pub struct Input {
     pub epoch: u64,
     /// The bytes, written verbatim.
     pub bytes: Bytes,
+    /// Where they start in a page's numbered input, for a page that numbers it: the writer
+    /// skips what [`InputLedger`] says was written already and records the rest.
+    pub from: Option<InputFrom>,
+}
+
+/// The part of `input` still to be written (all of it when it is not numbered), recording
+/// numbered input as written: call it right before writing (a failed write then loses those
+/// bytes with the program, whose writer is gone).
+pub fn unwritten<'a>(input: &'a Input, ledger: &SharedLedger) -> &'a [u8] {
+    let Some(from) = input.from else {
+        return &input.bytes;
+    };
+    let mut l = ledger.lock();
+    let skip = l.written_already(from, input.bytes.len());
+    l.record(from, input.bytes.len());
+    &input.bytes[skip..]
 }
 
 fn pty_size(size: Size) -> PtySize {
@@ -194,9 +217,11 @@ pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Resul
     })?;
     let flush_epoch = Arc::new(AtomicU64::new(0));
     let epoch = flush_epoch.clone();
+    let inputs = SharedLedger::default();
     thread::Builder::new().name(name("write")).spawn({
         let traffic = traffic.clone();
-        move || write_loop(writer, in_rx, &epoch, &traffic)
+        let inputs = inputs.clone();
+        move || write_loop(writer, in_rx, &epoch, &traffic, &inputs)
     })?;
     thread::Builder::new().name(name("wait")).spawn(move || {
         let code = match child.wait() {
@@ -216,6 +241,7 @@ pub fn spawn(program: &crate::ground::program::Program, size: Size) -> io::Resul
         output,
         input,
         flush_epoch,
+        inputs,
         exited,
         traffic,
     })
@@ -261,13 +287,15 @@ fn write_loop(
     mut rx: mpsc::Receiver<Input>,
     epoch: &AtomicU64,
     traffic: &Traffic,
+    inputs: &SharedLedger,
 ) {
     while let Some(input) = rx.blocking_recv() {
-        // Queued before a flush: skipped.
+        let bytes = unwritten(&input, inputs);
+        // Queued before a flush: skipped (and counted as written: a page does not resend it).
         let result = if input.epoch < epoch.load(Ordering::Acquire) {
             Ok(())
         } else {
-            writer.write_all(&input.bytes).and_then(|()| writer.flush())
+            writer.write_all(bytes).and_then(|()| writer.flush())
         };
         traffic.written.fetch_add(1, Ordering::AcqRel);
         if let Err(e) = result {

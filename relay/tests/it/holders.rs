@@ -785,3 +785,93 @@ async fn a_holder_blocked_on_a_stopped_relay_is_listed_not_called_stale() {
     assert!(state_dir.join(format!("holders/{id}.sock")).exists());
     page.send_input(b"\x03").await;
 }
+
+/// Keys a page sent in the instant the relay died, which never reached the holder, are not
+/// lost: the holder counts the numbered input it wrote, the new relay tells the page, and the
+/// page's resend runs only what was missing. The relay is stopped (SIGSTOP) so the keys wait
+/// unread in its socket, then killed.
+#[tokio::test]
+async fn keys_sent_as_the_relay_dies_are_resent_once_after_restart() {
+    let state = tempfile::tempdir().unwrap();
+    let state_dir: PathBuf = state.path().join("state");
+    let file = state.path().join("ran");
+    let mut holders = Holders::new(&state_dir);
+    let mut relay = start(&state_dir, &[]).await;
+    const CLIENT: &str = "0123456789abcdef";
+    let attach = |relay: &Relay, query: String| {
+        let (port, token, origin) = (relay.port, relay.token.clone(), relay.origin());
+        async move {
+            crate::support::connect(port, &query, Some(&token), Some(&origin))
+                .await
+                .unwrap()
+        }
+    };
+    let mut page = attach(&relay, format!("?client={CLIENT}")).await;
+    let id = page.expect_text().await["id"].as_u64().unwrap();
+    assert_eq!(page.expect_text().await["offset"], Value::Null);
+    page.expect_attach().await;
+    page.wait_output(b"$ ", WAIT).await;
+    holders.note(&relay).await;
+    let one = format!("printf a >> {}\r", file.display());
+    let two = format!("printf b >> {}\r", file.display());
+    page.send_json(json!({"type": "input", "offset": 0})).await;
+    page.send_input(one.as_bytes()).await;
+    crate::ws::wait_file(&file, "a").await;
+    signal(relay.pid(), libc::SIGSTOP);
+    wait_stopped(relay.pid()).await;
+    page.send_input(two.as_bytes()).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    kill_hard(&mut relay).await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "a",
+        "the second line never ran"
+    );
+
+    let relay2 = start(&state_dir, &[]).await;
+    holders.note(&relay2).await;
+    let mut page = attach(&relay2, format!("?session={id}&client={CLIENT}")).await;
+    assert_eq!(
+        page.expect_text().await,
+        json!({"type": "input", "offset": one.len()}),
+        "the holder counted the first line only:\n{}",
+        relay2.log()
+    );
+    page.expect_attach().await;
+    // The page resends all it kept; the holder skips the line it wrote.
+    page.send_json(json!({"type": "input", "offset": 0})).await;
+    page.send_input(format!("{one}{two}").as_bytes()).await;
+    crate::ws::wait_file(&file, "ab").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "ab");
+    // And again after a SIGTERM: the offset came through the holder's hello.
+    let mut relay2 = relay2;
+    assert!(relay2.terminate().await.success());
+    let relay3 = start(&state_dir, &[]).await;
+    let mut page = attach(&relay3, format!("?session={id}&client={CLIENT}")).await;
+    assert_eq!(
+        page.expect_text().await,
+        json!({"type": "input", "offset": one.len() + two.len()})
+    );
+}
+
+/// Waits until every thread of `pid` is stopped (a stop signal takes effect asynchronously).
+async fn wait_stopped(pid: i32) {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let all = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .flatten()
+            .all(|t| {
+                let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+                stat.rfind(')')
+                    .and_then(|i| stat[i + 1..].split_whitespace().next())
+                    .is_some_and(|state| state == "T" || state == "t")
+            });
+        if all {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{pid} did not stop");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}

@@ -420,3 +420,105 @@ async fn titles_reach_clients_without_control_characters() {
         .unwrap();
     assert_eq!(row["title"], "la[31munch", "{row}");
 }
+
+/// Polls `path` until it holds `want` (or panics after [`WAIT`] naming what it held).
+pub async fn wait_file(path: &std::path::Path, want: &str) {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let got = std::fs::read_to_string(path).unwrap_or_default();
+        if got == want {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} holds {got:?}, not {want:?}",
+            path.display()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// A page that numbers its input (`client`) is told on each attach how much of it reached the
+/// shell, and a resend that overlaps it runs only the new part (broker-api.md, `input`).
+#[tokio::test]
+async fn numbered_input_is_told_on_attach_and_a_resend_runs_once() {
+    let relay = Relay::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ran");
+    const CLIENT: &str = "00000000deadbeef";
+    let mut page = connect(
+        relay.port,
+        &format!("?client={CLIENT}"),
+        Some(&relay.token),
+        Some(&relay.origin()),
+    )
+    .await
+    .unwrap();
+    let id = page.expect_text().await["id"].as_u64().unwrap();
+    // A new session does not know the client yet.
+    assert_eq!(
+        page.expect_text().await,
+        json!({"type": "input", "offset": null})
+    );
+    page.expect_attach().await;
+    page.wait_output(b"$ ", WAIT).await;
+    let one = format!("printf a >> {}\r", file.display());
+    page.send_json(json!({"type": "input", "offset": 0})).await;
+    page.send_input(one.as_bytes()).await;
+    wait_file(&file, "a").await;
+    page.close().await;
+
+    let query = format!("?session={id}&client={CLIENT}");
+    let mut page = connect(
+        relay.port,
+        &query,
+        Some(&relay.token),
+        Some(&relay.origin()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        page.expect_text().await,
+        json!({"type": "input", "offset": one.len()})
+    );
+    page.expect_attach().await;
+    // The whole input again from 0 plus a new line: only the new line runs.
+    let two = format!("printf b >> {}\r", file.display());
+    page.send_json(json!({"type": "input", "offset": 0})).await;
+    page.send_input(format!("{one}{two}").as_bytes()).await;
+    wait_file(&file, "ab").await;
+    // Input without numbering (another page, an agent) is written as before, beside it.
+    let mut other = relay.attach(Some(id)).await;
+    other.expect_attach().await;
+    other
+        .send_input(format!("printf c >> {}\r", file.display()).as_bytes())
+        .await;
+    wait_file(&file, "abc").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "abc");
+
+    // An `input` message where no client was given says what it needs.
+    other.send_json(json!({"type": "input", "offset": 0})).await;
+    let err = other.wait_text("error").await;
+    assert_eq!(err["reason"], "bad_message", "{err}");
+    assert!(err["detail"].as_str().unwrap().contains("client"), "{err}");
+
+    // A client id that is not 16 hex digits: refused with a reason, close 4400.
+    for bad in ["xyz", "00000000deadbee", "00000000deadbeef0"] {
+        let mut page = connect(
+            relay.port,
+            &format!("?session={id}&client={bad}"),
+            Some(&relay.token),
+            Some(&relay.origin()),
+        )
+        .await
+        .unwrap();
+        let err = page.expect_text().await;
+        assert_eq!(err["reason"], "bad_client", "{err}");
+        assert!(
+            err["detail"].as_str().unwrap().contains("16 hex digits"),
+            "{err}"
+        );
+        assert_eq!(page.wait_close().await.0, 4400);
+    }
+}
