@@ -46,6 +46,7 @@ impl Terminal {
             style: Style::default(),
             s,
             prev: String::new(),
+            text: String::new(),
         };
         let b = s.buf();
         let history = s.history.range(s.history.len() - n..);

@@ -906,17 +906,30 @@ impl Terminal {
             style: Style::default(),
             s,
             prev: String::new(),
+            text: String::new(),
         };
-        // History then the main screen as lines: the top ones scroll into history.
+        // History then the main screen as lines: the top ones scroll into history. History
+        // rows are unpacked into one reused row (a snapshot with full history is the relay's
+        // costliest step in a flood; see the relay's HOLDER_SNAPSHOT_AFTER_BYTES).
         let mut prev_wrapped = None;
-        let history = s.history.iter().map(|r| Cow::Owned(r.unpack()));
-        for row in history.chain(s.main.rows.iter().map(Cow::Borrowed)) {
+        let mut unpacked = Row::from_cells(Vec::new(), false);
+        let mut line = |w: &mut SnapshotWriter<'_>, row: &Row| {
             if prev_wrapped == Some(false) {
                 w.out.extend_from_slice(b"\r\n");
                 w.prev.clear();
             }
-            w.row_after(&row, cols, prev_wrapped == Some(true));
+            w.row_after(row, cols, prev_wrapped == Some(true));
             prev_wrapped = Some(row.wrapped);
+        };
+        for r in s.history.iter() {
+            unpacked.cells.clear();
+            r.unpack_into(&mut unpacked.cells);
+            unpacked.wrapped = r.wrapped;
+            unpacked.dirty_end = u16::MAX;
+            line(&mut w, &unpacked);
+        }
+        for row in &s.main.rows {
+            line(&mut w, row);
         }
         w.wrap_mark(s.main.rows.back());
         w.out.extend_from_slice(b"\x1b[0m");
@@ -978,6 +991,8 @@ pub(crate) struct SnapshotWriter<'a> {
     pub(crate) s: &'a Screen,
     /// The text of the cell printed last with nothing in between, for cluster joining.
     pub(crate) prev: String,
+    /// The text of the cell being printed (kept to reuse its allocation).
+    pub(crate) text: String,
 }
 
 impl SnapshotWriter<'_> {
@@ -1065,7 +1080,8 @@ impl SnapshotWriter<'_> {
                 continue;
             }
             self.set_style(cell.style.unpack());
-            let mut text = String::new();
+            let mut text = std::mem::take(&mut self.text);
+            text.clear();
             self.s.clusters.push_text(cell.content, &mut text);
             // Cells a program printed apart must not join when printed together (a modifier,
             // indicator or anything after a ZWJ): NUL, a control that does nothing, ends the
@@ -1078,7 +1094,8 @@ impl SnapshotWriter<'_> {
                 self.out.push(0);
             }
             self.out.extend_from_slice(text.as_bytes());
-            self.prev = text;
+            // The printed text becomes `prev`; the old `prev`'s allocation takes the next one.
+            self.text = std::mem::replace(&mut self.prev, text);
         }
     }
 

@@ -412,8 +412,12 @@ pub const ANSWER_FRAME_BYTES: usize = 64 * 1024;
 pub const HOLDER_RING_BYTES: usize = 8 * 1024 * 1024;
 
 /// Output after which the relay ships a new snapshot to a session's holder, in bytes (at the
-/// next batch that leaves the parser in its ground state).
-pub const HOLDER_SNAPSHOT_AFTER_BYTES: u64 = 2 * 1024 * 1024;
+/// next batch that leaves the parser in its ground state): three quarters of
+/// [`HOLDER_RING_BYTES`], so the ring still holds everything since the last snapshot when the
+/// next one lands. A snapshot with full history costs about as much CPU as emulating 2 MiB of
+/// `cat` (relay-bench, 2026-12-02: shipping one every 2 MiB doubled the relay's CPU per MiB in
+/// a flood, 45 ms against 19-22 without), so a flood pays for one every 6 MiB.
+pub const HOLDER_SNAPSHOT_AFTER_BYTES: u64 = (HOLDER_RING_BYTES as u64) * 3 / 4;
 
 /// Time after which the relay ships a new snapshot to a session's holder if any output came
 /// since the last one.
