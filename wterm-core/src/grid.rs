@@ -303,9 +303,22 @@ impl HistoryRow {
     /// Packs `used`, a row's cells without its trailing default blanks (callers trim them, so
     /// equal rows pack equal), reusing `spare`'s allocation when it fits.
     pub fn pack_cells(used: &[Cell], wrapped: bool, spare: Option<HistoryRow>) -> HistoryRow {
-        let mut words = spare.map(|h| h.words).unwrap_or_default();
+        let mut row = spare.unwrap_or(HistoryRow::EMPTY);
+        row.repack_cells(used, wrapped);
+        row
+    }
+
+    /// Packs `row` into this one in place, reusing its allocation when it fits: what history
+    /// does with the row it drops as a new one enters.
+    #[inline]
+    pub fn repack(&mut self, row: &Row) {
+        self.repack_cells(&row.cells[..row.used_len()], row.wrapped);
+    }
+
+    fn repack_cells(&mut self, used: &[Cell], wrapped: bool) {
+        let words = &mut self.words;
         if !reusable(words.capacity(), used.len()) {
-            words = Vec::with_capacity(used.len());
+            *words = Vec::with_capacity(used.len());
         }
         words.clear();
         // Two plain passes (each compiles to a tight loop) rather than one that does both.
@@ -325,11 +338,8 @@ impl HistoryRow {
                 ]);
             }
         }
-        HistoryRow {
-            words,
-            cells: used.len() as u16,
-            wrapped,
-        }
+        self.cells = used.len() as u16;
+        self.wrapped = wrapped;
     }
 
     /// A row of no cells that does not wrap; holds no allocation.
@@ -431,6 +441,19 @@ impl Clusters {
         self.texts.push(text.into());
         self.index.insert(text.into(), n);
         Some(CLUSTER_BASE + n)
+    }
+
+    /// The last character of `content`'s text (`None` for an unknown cluster).
+    #[inline]
+    pub fn last_char(&self, content: u32) -> Option<char> {
+        if content < CLUSTER_BASE {
+            char::from_u32(content)
+        } else {
+            self.texts
+                .get((content - CLUSTER_BASE) as usize)?
+                .chars()
+                .next_back()
+        }
     }
 
     /// Appends the text of `content` to `out`.

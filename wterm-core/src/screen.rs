@@ -316,6 +316,11 @@ impl Screen {
             self.put(c as u32, 1);
             return;
         }
+        // CJK text: a wide character that joins nothing unless the cell printed last ends in
+        // ZWJ (`join`), written in one step when nothing else on the row moves.
+        if unicode::is_plain_wide(c) && !self.last_print_ends_in_zwj() && self.put_wide_fast(c) {
+            return;
+        }
         if let Some(at) = self.last_print {
             if self.join(at, c) {
                 return;
@@ -325,6 +330,67 @@ impl Screen {
             0 => {} // a mark with nothing to join is dropped, as xterm does
             w => self.put(c as u32, w),
         }
+    }
+
+    /// Whether the cell printed last ends in ZWJ, so that any character joins it.
+    fn last_print_ends_in_zwj(&self) -> bool {
+        self.last_print
+            .and_then(|(row, col)| {
+                self.buf()
+                    .rows
+                    .get(usize::from(row))?
+                    .cells
+                    .get(usize::from(col))
+            })
+            .is_some_and(|cell| self.clusters.last_char(cell.content) == Some(unicode::ZWJ))
+    }
+
+    /// Writes the two-column character `c` at the cursor as [`Self::put_slow`] would, when that
+    /// changes nothing else: insert mode off, no wrap pending, both columns left of the edge
+    /// and no wide character under them. Returns false, having written nothing, otherwise.
+    #[inline]
+    fn put_wide_fast(&mut self, c: char) -> bool {
+        if self.modes.insert {
+            return false;
+        }
+        let (cols, right, pen) = (self.size.cols, self.right, self.pen);
+        let buf = if self.alt_active {
+            &mut self.alt
+        } else {
+            &mut self.main
+        };
+        let (row, col) = (buf.row, buf.col);
+        let edge = if col <= right { right } else { cols - 1 };
+        if buf.pending_wrap || col + 2 > edge {
+            return false;
+        }
+        let Some(r) = buf.rows.get_mut(usize::from(row)) else {
+            return false;
+        };
+        let at = usize::from(col);
+        // `col + 2 <= edge < cols`: the cell after the pair exists.
+        let Some(cells) = r.cells.get_mut(at..at + 3) else {
+            return false;
+        };
+        if cells[0].flags | cells[1].flags | (cells[2].flags & WIDE_CONT) != 0 {
+            return false;
+        }
+        let content = c as u32;
+        cells[0] = Cell {
+            content,
+            style: pen,
+            flags: WIDE,
+        };
+        cells[1] = Cell {
+            content: b' ' as u32,
+            style: pen,
+            flags: WIDE_CONT,
+        };
+        r.touch(at + 2);
+        buf.col = col + 2;
+        self.last_print = Some((row, col));
+        self.last_char = Some((content, 2));
+        true
     }
 
     /// Extends the cell at `at` with `c` when `c` continues its grapheme cluster; widens it to
@@ -823,6 +889,10 @@ impl Screen {
     /// top of a region that starts at the screen's top go to history (main screen, as xterm).
     pub fn scroll_up(&mut self, n: u16) {
         let (top, bottom) = (self.top, self.bottom);
+        if n == 1 && top == 0 && bottom == self.size.rows - 1 && !self.lr_margins_set() {
+            self.scroll_screen_up_one();
+            return;
+        }
         if self.lr_margins_set() {
             self.scroll_rect(top, bottom, n, true);
             return;
@@ -849,6 +919,36 @@ impl Screen {
                 self.buf_mut().rows.insert(usize::from(bottom), row);
             }
         }
+        self.last_print = None;
+    }
+
+    /// [`Self::scroll_up`] by one row with no margins set, as every line feed at the bottom of
+    /// a plain screen does: the top row is packed into history in place of the row history
+    /// drops, then cleared and moved to the bottom; no row is allocated.
+    fn scroll_screen_up_one(&mut self) {
+        let style = self.erase_style();
+        let cols = self.size.cols;
+        let alt = self.alt_active;
+        let buf = if alt { &mut self.alt } else { &mut self.main };
+        let Some(mut row) = buf.rows.pop_front() else {
+            return;
+        };
+        if !alt {
+            self.rows_scrolled += 1;
+            if self.history_cap == 0 {
+                // No history kept.
+            } else if self.history.len() >= self.history_cap {
+                if let Some(mut h) = self.history.pop_front() {
+                    h.repack(&row);
+                    self.history.push_back(h);
+                }
+            } else {
+                self.history.push_back(HistoryRow::pack(&row, None));
+            }
+        }
+        row.reset(cols, style);
+        let buf = if alt { &mut self.alt } else { &mut self.main };
+        buf.rows.push_back(row);
         self.last_print = None;
     }
 

@@ -365,7 +365,18 @@ impl Terminal {
                 continue;
             }
             match rest[0] {
-                0x1b => self.ground = false,
+                0x1b => {
+                    // A whole CSI sequence of plain parameters (SGR, cursor moves, erases: most
+                    // of what programs send) is read here; vte takes everything else.
+                    if rest.get(1) == Some(&b'[') {
+                        if let Some((params, action, n)) = vt::scan_csi(&rest[2..]) {
+                            self.screen.csi(&params, &[], char::from(action));
+                            i += 2 + n;
+                            continue;
+                        }
+                    }
+                    self.ground = false;
+                }
                 b @ 0x00..=0x1f => {
                     vte::Perform::execute(&mut self.screen, b);
                     i += 1;

@@ -9,7 +9,7 @@
 
 use unicode_width::UnicodeWidthChar;
 
-const ZWJ: char = '\u{200d}';
+pub(crate) const ZWJ: char = '\u{200d}';
 const VS16: char = '\u{fe0f}';
 
 /// Columns a character takes on its own: 0 (combining, format characters), 1, or 2 (East Asian
@@ -18,6 +18,15 @@ const VS16: char = '\u{fe0f}';
 #[inline]
 pub(crate) fn width(c: char) -> u8 {
     c.width().unwrap_or(0) as u8
+}
+
+/// Whether `c` is two columns wide and never continues a cluster (no mark, modifier or
+/// regional indicator; Hangul jamo are not joined): Hiragana, Katakana, the CJK Unified
+/// Ideographs block and Hangul syllables, most of CJK text. Lets printing skip the width table
+/// and the cluster rules (checked against both by a test).
+#[inline]
+pub(crate) fn is_plain_wide(c: char) -> bool {
+    matches!(c, '\u{3041}'..='\u{3096}' | '\u{30a1}'..='\u{30fa}' | '\u{4e00}'..='\u{9fff}' | '\u{ac00}'..='\u{d7a3}')
 }
 
 fn is_regional_indicator(c: char) -> bool {
@@ -83,6 +92,22 @@ pub(crate) fn dec_graphics(c: char) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_wide_characters_are_wide_and_join_nothing() {
+        let plain: Vec<char> = (0..=0x10ffff)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_plain_wide(c))
+            .collect();
+        assert_eq!(plain.len(), 0x56 + 0x5a + 0x5200 + 0x2ba4);
+        for c in plain {
+            assert_eq!(width(c), 2, "{c:?}");
+            for last in ['a', '中', '👩', '🇫', 'e'] {
+                assert!(!may_continue(last, c), "{last:?} {c:?}");
+                assert!(!continues_cluster(&last.to_string(), c), "{last:?} {c:?}");
+            }
+        }
+    }
 
     #[test]
     fn cluster_rules() {

@@ -527,6 +527,38 @@ fn feed_matches_vte_dispatch_around_every_way_out_of_ground() {
 }
 
 #[test]
+fn feed_matches_vte_dispatch_for_csi_read_in_ground_and_plain_wide_text() {
+    // `feed` reads CSI sequences of digits and `;` itself (`vt::scan_csi`), and writes plain
+    // wide characters in one step (`Screen::put_wide_fast`); vte's dispatch must agree.
+    let many = format!("ab\x1b[{}mcd", "1;".repeat(40));
+    let max = format!("ab\x1b[{}4mcd", "1;".repeat(31));
+    let cases: &[&[u8]] = &[
+        b"a\x1b[mb\x1b[;1mc\x1b[1;mdef",          // empty parameters, CSI m
+        b"a\x1b[99999;2Hb\x1b[0;0Hc\x1b[65535Gd", // saturated and zero parameters
+        b"a\x1b[38;5;9mb\x1b[48;2;1;2;3mc\x1b[38:2::4:5:6md", // colon forms go to vte
+        b"a\x1b[?25lb\x1b[>cc\x1b[1 qd\x1b[2\x7fKe", // private, intermediate, DEL
+        b"ab\x1b[2Kcd\x1b[1;2r\x1b[3Sef\x1b[2@g\x1b[bh", // EL, DECSTBM, SU, ICH, REP
+        many.as_bytes(),                          // more values than vte keeps
+        max.as_bytes(),                           // exactly as many
+        "中文字\x1b[1;5H漢字abc".as_bytes(),      // wide over wide, at the right edge
+        "a\u{200d}中\u{1f469}\u{200d}中x".as_bytes(), // after a ZWJ the character joins
+        "ab\x1b[4h中\x1b[4lあ\x1b[1;6H가".as_bytes(), // insert mode, the last column
+    ];
+    for input in cases {
+        assert_same_as_unbatched(input);
+    }
+}
+
+#[test]
+fn a_line_feed_at_the_bottom_without_history_scrolls() {
+    // The one-row scroll (`Screen::scroll_screen_up_one`) with no history kept.
+    let mut t = Terminal::new(Size::new(2, 4), 0);
+    t.feed(b"a\r\nb\r\nc\x1b[41m\r\nd");
+    assert_eq!(t.screen_text(), "c\nd");
+    assert_eq!(t.scrollback_rows(), 0);
+}
+
+#[test]
 fn a_held_character_start_made_invalid_by_the_next_feed_is_printed_at_once() {
     // Found by the fuzz target: F4 was held for the rest of its character, the next feed
     // brought 9B (F4 takes 80..=8F next), and `feed` went on holding both: nothing was shown

@@ -54,3 +54,29 @@ pub(crate) fn printable_ascii_len(bytes: &[u8]) -> usize {
         .position(|b| !(0x20..=0x7e).contains(b))
         .unwrap_or(words.remainder().len())
 }
+
+/// Reads a CSI sequence whose parameter bytes are only digits and `;`, from the byte after
+/// `ESC [` to its final byte (0x40..=0x7E), as vte would collect it: a missing parameter is 0,
+/// values saturate at 65535, the last parameter is kept even when empty (`CSI m` has one
+/// parameter, 0). Returns the parameters, the final byte and the bytes taken, or `None` for
+/// anything else (an intermediate, a private marker, a subparameter, a control inside, more
+/// than [`perform::CSI_MAX_VALUES`] values, or the end of `bytes` first), which vte parses.
+#[inline]
+pub(crate) fn scan_csi(bytes: &[u8]) -> Option<(perform::CsiParams, u8, usize)> {
+    let mut params = perform::CsiParams::EMPTY;
+    let mut value: u16 = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'0'..=b'9' => value = value.saturating_mul(10).saturating_add(u16::from(b - b'0')),
+            b';' => {
+                if !params.push(value) {
+                    return None;
+                }
+                value = 0;
+            }
+            0x40..=0x7e => return params.push(value).then_some((params, b, i + 1)),
+            _ => return None,
+        }
+    }
+    None
+}

@@ -17,9 +17,73 @@ pub(crate) const DA1_REPLY: &[u8] = b"\x1b[?62;22c";
 /// Reply to secondary device attributes (`CSI > c`): type 0, firmware 10, ROM 1.
 pub(crate) const DA2_REPLY: &[u8] = b"\x1b[>0;10;1c";
 
+/// Values a CSI sequence holds at most, parameters and subparameters together: vte's bound
+/// (its `MAX_PARAMS`); a longer sequence is dispatched as ignored.
+pub(crate) const CSI_MAX_VALUES: usize = 32;
+
+/// A CSI sequence's parameters, each a value and its subparameters (`38:2::1:2:3` is one
+/// parameter of six values). Filled from vte's [`Params`] or by the ground-state scanner
+/// ([`crate::vt::scan_csi`]), so one dispatch serves both.
+#[derive(Clone)]
+pub(crate) struct CsiParams {
+    values: [u16; CSI_MAX_VALUES],
+    /// Values in each parameter.
+    counts: [u8; CSI_MAX_VALUES],
+    len: usize,
+    used: usize,
+}
+
+impl CsiParams {
+    pub const EMPTY: CsiParams = CsiParams {
+        values: [0; CSI_MAX_VALUES],
+        counts: [0; CSI_MAX_VALUES],
+        len: 0,
+        used: 0,
+    };
+
+    /// Appends a parameter of one value; `false` (nothing appended) when full.
+    #[inline]
+    pub fn push(&mut self, value: u16) -> bool {
+        if self.used == CSI_MAX_VALUES {
+            return false;
+        }
+        self.values[self.used] = value;
+        self.counts[self.len] = 1;
+        self.used += 1;
+        self.len += 1;
+        true
+    }
+
+    fn from_vte(params: &Params) -> CsiParams {
+        let mut out = CsiParams::EMPTY;
+        for p in params.iter() {
+            let n = p.len().min(CSI_MAX_VALUES - out.used);
+            out.values[out.used..out.used + n].copy_from_slice(&p[..n]);
+            out.counts[out.len] = n as u8;
+            out.used += n;
+            out.len += 1;
+        }
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Each parameter's values, the first being the parameter itself.
+    pub fn iter(&self) -> impl Iterator<Item = &[u16]> + '_ {
+        let mut at = 0;
+        self.counts[..self.len].iter().map(move |&n| {
+            let p = &self.values[at..at + usize::from(n)];
+            at += usize::from(n);
+            p
+        })
+    }
+}
+
 /// The `i`-th parameter (no subparameters), `default` when absent or 0 (ECMA-48 5.4.2: a
 /// parameter of 0 means the default for most controls).
-fn arg(params: &Params, i: usize, default: u16) -> u16 {
+fn arg(params: &CsiParams, i: usize, default: u16) -> u16 {
     match params.iter().nth(i).and_then(|p| p.first()) {
         Some(&0) | None => default,
         Some(&n) => n,
@@ -27,7 +91,7 @@ fn arg(params: &Params, i: usize, default: u16) -> u16 {
 }
 
 /// The `i`-th parameter as given (0 when absent): for selectors such as ED's where 0 is a value.
-fn raw(params: &Params, i: usize) -> u16 {
+fn raw(params: &CsiParams, i: usize) -> u16 {
     params
         .iter()
         .nth(i)
@@ -87,12 +151,99 @@ impl Perform for Screen {
         // vte is in ground after every dispatch of a CSI or ESC sequence and after an OSC ended
         // by BEL (not by ESC, which starts ST); `Terminal::feed` relies on this.
         self.sequence_ended = true;
+        if ignore {
+            self.last_print = None;
+            self.last_char = None;
+            return;
+        }
+        self.csi(&CsiParams::from_vte(params), intermediates, action);
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.sequence_ended = true;
         self.last_print = None;
-        // Only REP itself uses the character printed just before it (see `execute`).
-        let last_char = self.last_char.take();
+        self.last_char = None;
         if ignore {
             return;
         }
+        match (intermediates, byte) {
+            ([], b'7') => self.save_cursor(),
+            ([], b'8') => self.restore_cursor(),
+            ([], b'D') => self.index(),
+            ([], b'E') => {
+                self.carriage_return();
+                self.index();
+            }
+            ([], b'H') => self.set_tab(),
+            ([], b'M') => self.reverse_index(),
+            ([], b'c') => self.full_reset(),
+            ([], b'=') => self.modes.app_keypad = true,
+            ([], b'>') => self.modes.app_keypad = false,
+            ([b'#'], b'8') => self.alignment_test(),
+            ([i @ (b'(' | b')' | b'*' | b'+')], f) => {
+                let g = usize::from(i - b'(');
+                self.charsets[g] = if f == b'0' {
+                    Charset::DecGraphics
+                } else {
+                    Charset::Ascii
+                };
+            }
+            _ => {}
+        }
+    }
+
+    fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
+        self.sequence_ended |= bell_terminated;
+        self.last_print = None;
+        self.last_char = None;
+        match params.first() {
+            Some(&b"0") | Some(&b"2") => {
+                let title = osc::rest(params);
+                self.set_title(&title);
+            }
+            Some(&b"7") => {
+                if let Some(path) = osc::decode_osc7(&osc::rest(params)) {
+                    self.cwd = Some(path);
+                }
+            }
+            // OSC 8 ; params ; URI — the URI may itself contain `;`.
+            Some(&b"8") if params.len() >= 2 => {
+                let uri = osc::rest(&params[1..]);
+                self.set_link(&uri);
+            }
+            Some(&n @ (b"10" | b"11" | b"12")) => {
+                self.query_dynamic_colors(n, &params[1..], bell_terminated)
+            }
+            Some(&b"9") => {
+                if let Some(Some(progress)) = osc::decode_progress(params, self.progress) {
+                    self.progress = progress;
+                    self.progress_changed = Some(progress);
+                }
+            }
+            Some(&b"52") => {
+                if let Some(text) = osc::decode_osc52(params) {
+                    self.clipboard = Some(text);
+                }
+            }
+            Some(&b"133") | Some(&b"633") => {
+                if let Some(report) = osc::decode_shell_osc(params) {
+                    self.shell_report(report);
+                }
+            }
+            Some(&n) if n == osc::OSC_WRAP_MARK => self.mark_wrapped(),
+            Some(&n) if n == osc::OSC_COMMAND_LOG => self.read_command_log(params),
+            _ => {}
+        }
+    }
+}
+
+impl Screen {
+    /// Dispatches a CSI sequence that is not ignored: its parameters, its intermediates (a
+    /// private marker such as `?` first) and its final byte.
+    pub(crate) fn csi(&mut self, params: &CsiParams, intermediates: &[u8], action: char) {
+        self.last_print = None;
+        // Only REP itself uses the character printed just before it (see `execute`).
+        let last_char = self.last_char.take();
         let rows = self.size.rows;
         match (intermediates, action) {
             ([], '@') => self.insert_chars(arg(params, 0, 1)),
@@ -199,85 +350,6 @@ impl Perform for Screen {
         }
     }
 
-    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
-        self.sequence_ended = true;
-        self.last_print = None;
-        self.last_char = None;
-        if ignore {
-            return;
-        }
-        match (intermediates, byte) {
-            ([], b'7') => self.save_cursor(),
-            ([], b'8') => self.restore_cursor(),
-            ([], b'D') => self.index(),
-            ([], b'E') => {
-                self.carriage_return();
-                self.index();
-            }
-            ([], b'H') => self.set_tab(),
-            ([], b'M') => self.reverse_index(),
-            ([], b'c') => self.full_reset(),
-            ([], b'=') => self.modes.app_keypad = true,
-            ([], b'>') => self.modes.app_keypad = false,
-            ([b'#'], b'8') => self.alignment_test(),
-            ([i @ (b'(' | b')' | b'*' | b'+')], f) => {
-                let g = usize::from(i - b'(');
-                self.charsets[g] = if f == b'0' {
-                    Charset::DecGraphics
-                } else {
-                    Charset::Ascii
-                };
-            }
-            _ => {}
-        }
-    }
-
-    fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
-        self.sequence_ended |= bell_terminated;
-        self.last_print = None;
-        self.last_char = None;
-        match params.first() {
-            Some(&b"0") | Some(&b"2") => {
-                let title = osc::rest(params);
-                self.set_title(&title);
-            }
-            Some(&b"7") => {
-                if let Some(path) = osc::decode_osc7(&osc::rest(params)) {
-                    self.cwd = Some(path);
-                }
-            }
-            // OSC 8 ; params ; URI — the URI may itself contain `;`.
-            Some(&b"8") if params.len() >= 2 => {
-                let uri = osc::rest(&params[1..]);
-                self.set_link(&uri);
-            }
-            Some(&n @ (b"10" | b"11" | b"12")) => {
-                self.query_dynamic_colors(n, &params[1..], bell_terminated)
-            }
-            Some(&b"9") => {
-                if let Some(Some(progress)) = osc::decode_progress(params, self.progress) {
-                    self.progress = progress;
-                    self.progress_changed = Some(progress);
-                }
-            }
-            Some(&b"52") => {
-                if let Some(text) = osc::decode_osc52(params) {
-                    self.clipboard = Some(text);
-                }
-            }
-            Some(&b"133") | Some(&b"633") => {
-                if let Some(report) = osc::decode_shell_osc(params) {
-                    self.shell_report(report);
-                }
-            }
-            Some(&n) if n == osc::OSC_WRAP_MARK => self.mark_wrapped(),
-            Some(&n) if n == osc::OSC_COMMAND_LOG => self.read_command_log(params),
-            _ => {}
-        }
-    }
-}
-
-impl Screen {
     /// OSC 10/11/12 with `?`: answers the color, `OSC n ; rgb:RRRR/GGGG/BBBB`, ended as the
     /// query was (BEL or ST). As in xterm, each further parameter is the next color (`OSC 10 ;
     /// ? ; ?` asks for 10 and 11). Setting a color (a value instead of `?`) is not supported and
@@ -457,11 +529,8 @@ impl Screen {
     }
 
     /// SGR: ECMA-48 8.3.117 plus xterm's 256-color and truecolor forms, with `;` or `:`.
-    fn sgr(&mut self, params: &Params) {
+    fn sgr(&mut self, params: &CsiParams) {
         let pen = &mut self.pen;
-        if params.is_empty() {
-            pen.reset_sgr();
-        }
         let mut it = params.iter();
         while let Some(p) = it.next() {
             match p[0] {
