@@ -16,8 +16,11 @@
 //!   not know the client (never seen, or forgotten past `INPUT_CLIENTS_MAX` clients). The page
 //!   then sends `{"type":"input","offset":S}` and its binary frames from byte S of its input
 //!   on: what it sent that did not arrive (the relay or its socket died with it) is sent again,
-//!   and bytes that did arrive are skipped if sent twice. A `client` that is not 16 hex digits:
-//!   an `error` frame `bad_client` saying so, then close 4400.
+//!   and bytes that did arrive are skipped if sent twice. Binary frames that come before the
+//!   page's first `input` message count from the offset the relay told it (0 after `null`), so
+//!   a page that sends at once and resends from the told offset later runs nothing twice. A
+//!   `client` that is not 16 hex digits: an `error` frame `bad_client` saying so, then close
+//!   4400.
 //!
 //! Relay → page: `{"type":"resized","cols","rows"}`, then one binary frame with the snapshot,
 //! then live output as binary frames in order; `{"type":"title","data"}` when the title changes;
@@ -31,8 +34,9 @@
 //! `18 1b 63 ...`) followed by a fresh snapshot instead of the output it missed.
 //!
 //! Page → relay: binary frames are input bytes, written to the PTY at once (never behind
-//! output), numbered from the last `input` message's offset when the page gave a `client`; text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000,
-//! columns at least 2; not echoed back unless clamped); text `{"type":"colors","foreground",
+//! output), numbered when the page gave a `client` (from the told offset, then from each
+//! `input` message's); text `{"type":"resize","cols","rows"}` resizes the session (clamped to
+//! 1..1000, columns at least 2; not echoed back unless clamped); text `{"type":"colors","foreground",
 //! "background","cursor"}` (each `#rgb` or `#rrggbb`) sets the colors the relay answers the
 //! program's OSC 10/11/12 queries with: the theme the page draws (the page does not answer
 //! them itself while attached), the last page to send them winning, as with `resize`; until
@@ -222,17 +226,24 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target, client: O
             }
         },
     };
+    // Where the page's binary frames start in its numbered input until its `input` message:
+    // the offset the relay tells it (0 when the session does not know it).
+    let mut numbering = None;
     if let Some(client) = client {
         let offset = session.input_offset(client);
         let msg = ToPage::Input { offset }.to_json();
         if socket.send(Message::Text(msg.into())).await.is_err() {
             return;
         }
+        numbering = Some(InputFrom {
+            client,
+            start: offset.unwrap_or(0),
+        });
     }
     let queue = session.attach();
     tracing::debug!(session = session.id(), "page attached");
     let (sink, stream) = socket.split();
-    bridge(sink, stream, &session, &queue, client).await;
+    bridge(sink, stream, &session, &queue, numbering).await;
     session.detach(&queue);
     tracing::debug!(session = session.id(), "page detached");
 }
@@ -244,14 +255,14 @@ async fn bridge<Si, St>(
     mut stream: St,
     session: &Session,
     queue: &Arc<ClientQueue>,
-    client: Option<ClientId>,
+    numbering: Option<InputFrom>,
 ) where
     Si: Sink<Message> + Unpin,
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
     let ending = {
         let writer = write_loop(&mut sink, session, queue);
-        let reader = read_loop(&mut stream, session, queue, client);
+        let reader = read_loop(&mut stream, session, queue, numbering);
         tokio::pin!(writer, reader);
         tokio::select! {
             () = &mut writer => {
@@ -347,18 +358,21 @@ fn side(n: u64) -> u16 {
     u16::try_from(n).unwrap_or(u16::MAX)
 }
 
-/// Reads the page's messages until it closes, breaks the protocol or goes away.
+/// Reads the page's messages until it closes, breaks the protocol or goes away. `numbering`:
+/// for a page that gave a `client`, where its first binary frame starts in its numbered input
+/// (the offset it was told), until an `input` message says otherwise.
 async fn read_loop<St>(
     stream: &mut St,
     session: &Session,
     queue: &ClientQueue,
-    client: Option<ClientId>,
+    numbering: Option<InputFrom>,
 ) -> PageEnd
 where
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
-    // Where the next binary frame starts in the page's numbered input (after its `input`).
-    let mut next: Option<InputFrom> = None;
+    let client = numbering.map(|n| n.client);
+    // Where the next binary frame starts in the page's numbered input.
+    let mut next = numbering;
     while let Some(msg) = stream.next().await {
         match msg {
             Ok(Message::Binary(bytes)) => {

@@ -522,3 +522,49 @@ async fn numbered_input_is_told_on_attach_and_a_resend_runs_once() {
         assert_eq!(page.wait_close().await.0, 4400);
     }
 }
+
+/// Opens `/ws{query}` as a page on the relay's origin with its token.
+async fn open(relay: &Relay, query: &str) -> crate::support::Page {
+    connect(relay.port, query, Some(&relay.token), Some(&relay.origin()))
+        .await
+        .unwrap()
+}
+
+/// A raw websocket client (not relay.js) that misuses numbered input cannot make a key run
+/// twice, stick its count or have its input skipped as another's (broker-api.md, `input`).
+#[tokio::test]
+async fn numbered_input_from_a_misbehaving_page() {
+    let relay = Relay::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ran");
+    let ran = |c: &str| format!("printf {c} >> {}\r", file.display());
+    const CLIENT: &str = "00000000feedf00d";
+
+    // 1. Binary input before the page's `input` message counts from the offset the relay told
+    // (0 when it said null), so a resend from there does not run it twice.
+    let mut page = open(&relay, &format!("?client={CLIENT}")).await;
+    let id = page.expect_text().await["id"].as_u64().unwrap();
+    assert_eq!(
+        page.expect_text().await,
+        json!({"type": "input", "offset": null})
+    );
+    page.expect_attach().await;
+    page.wait_output(b"$ ", WAIT).await;
+    let (a, b, c) = (ran("a"), ran("b"), ran("c"));
+    page.send_input(a.as_bytes()).await;
+    wait_file(&file, "a").await;
+    page.close().await;
+    let mut page = open(&relay, &format!("?session={id}&client={CLIENT}")).await;
+    assert_eq!(
+        page.expect_text().await,
+        json!({"type": "input", "offset": a.len()}),
+        "the input sent before any `input` message was counted from 0"
+    );
+    page.expect_attach().await;
+    page.send_input(b.as_bytes()).await;
+    wait_file(&file, "ab").await;
+    page.send_json(json!({"type": "input", "offset": a.len()}))
+        .await;
+    page.send_input(format!("{b}{c}").as_bytes()).await;
+    wait_file(&file, "abc").await;
+}
