@@ -14,8 +14,9 @@
 //!   the relay sends `{"type":"input","offset":N}`, how many of this client's input bytes reached
 //!   the program (a held session: its holder) so far, or `"offset":null` when the session does
 //!   not know the client (never seen, or forgotten past `INPUT_CLIENTS_MAX` clients). The page
-//!   then sends `{"type":"input","offset":S}` and its binary frames from byte S of its input
-//!   on: what it sent that did not arrive (the relay or its socket died with it) is sent again,
+//!   then sends `{"type":"input","offset":S}` (S an integer 0..=[`INPUT_OFFSET_MAX_BYTES`],
+//!   2^53 - 1, what JavaScript counts exactly; else `bad_message` with [`BAD_INPUT_DETAIL`] and
+//!   the message is ignored) and its binary frames from byte S of its input on: what it sent that did not arrive (the relay or its socket died with it) is sent again,
 //!   and bytes that did arrive are skipped if sent twice. Binary frames that come before the
 //!   page's first `input` message count from the offset the relay told it (0 after `null`), so
 //!   a page that sends at once and resends from the told offset later runs nothing twice. A
@@ -54,7 +55,7 @@ use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde::Deserialize;
 use wterm_core::{DynamicColors, Size};
 
-use crate::ground::limits::{CLOSE_HANDSHAKE, MAX_WS_MESSAGE_BYTES};
+use crate::ground::limits::{CLOSE_HANDSHAKE, INPUT_OFFSET_MAX_BYTES, MAX_WS_MESSAGE_BYTES};
 use crate::ground::Refusal;
 use crate::guard::checks::origin_allowed;
 use crate::session::fanout::{ClientQueue, Frame, Next};
@@ -92,6 +93,13 @@ pub const BAD_MESSAGE_DETAIL: &str =
 pub const INPUT_WITHOUT_CLIENT_DETAIL: &str =
     "an input message numbers the page's input, which needs a client (16 hex digits) in the /ws \
      query";
+
+/// The `error` detail for an `input` message that is refused: what one must be. The number is
+/// [`INPUT_OFFSET_MAX_BYTES`].
+pub const BAD_INPUT_DETAIL: &str =
+    "an input message is {\"type\":\"input\",\"offset\":<integer 0..=9007199254740991>} (the \
+     byte of the page's input its next binary frame starts at, counted from its first), on a \
+     connection opened with client= (16 hex digits)";
 
 /// Which session a socket wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -354,6 +362,19 @@ fn query_colors(foreground: &str, background: &str, cursor: &str) -> Option<Dyna
     })
 }
 
+/// Where the page's next binary frame starts after its `input` message with `offset`, or the
+/// `bad_message` detail when the message is refused (the numbering then stays as it was).
+fn input_start(client: Option<ClientId>, offset: u64) -> Result<InputFrom, &'static str> {
+    let client = client.ok_or(INPUT_WITHOUT_CLIENT_DETAIL)?;
+    if offset > INPUT_OFFSET_MAX_BYTES {
+        return Err(BAD_INPUT_DETAIL);
+    }
+    Ok(InputFrom {
+        client,
+        start: offset,
+    })
+}
+
 fn side(n: u64) -> u16 {
     u16::try_from(n).unwrap_or(u16::MAX)
 }
@@ -378,23 +399,18 @@ where
             Ok(Message::Binary(bytes)) => {
                 let from = next;
                 if let Some(n) = next.as_mut() {
-                    n.start += bytes.len() as u64;
+                    n.start = n.start.saturating_add(bytes.len() as u64);
                 }
                 // Fails only once the session's writer is gone (the process exited).
                 let _ = session.write_from(bytes, from).await;
             }
             Ok(Message::Text(text)) => match serde_json::from_str::<FromPage>(text.as_str()) {
-                Ok(FromPage::Input { offset }) => match client {
-                    Some(client) => {
-                        next = Some(InputFrom {
-                            client,
-                            start: offset,
-                        });
-                    }
-                    None => queue.push_text(
+                Ok(FromPage::Input { offset }) => match input_start(client, offset) {
+                    Ok(from) => next = Some(from),
+                    Err(detail) => queue.push_text(
                         ToPage::Error {
                             reason: "bad_message",
-                            detail: Some(INPUT_WITHOUT_CLIENT_DETAIL),
+                            detail: Some(detail),
                         }
                         .to_json(),
                     ),
@@ -460,6 +476,20 @@ mod tests {
         assert_eq!(target(Some("x=1&session=3")), Target::Existing(3));
         assert_eq!(target(Some("session=abc")), Target::Invalid);
         assert_eq!(target(Some("session=-1")), Target::Invalid);
+    }
+
+    #[test]
+    fn input_offsets_past_what_javascript_counts_exactly_are_refused() {
+        assert!(BAD_INPUT_DETAIL.contains(&format!("0..={INPUT_OFFSET_MAX_BYTES}")));
+        let at = |start| Ok(InputFrom { client: 7, start });
+        assert_eq!(input_start(Some(7), 0), at(0));
+        assert_eq!(
+            input_start(Some(7), INPUT_OFFSET_MAX_BYTES),
+            at(INPUT_OFFSET_MAX_BYTES)
+        );
+        for offset in [INPUT_OFFSET_MAX_BYTES + 1, u64::MAX] {
+            assert_eq!(input_start(Some(7), offset), Err(BAD_INPUT_DETAIL));
+        }
     }
 
     #[test]

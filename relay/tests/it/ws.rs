@@ -539,6 +539,8 @@ async fn numbered_input_from_a_misbehaving_page() {
     let file = dir.path().join("ran");
     let ran = |c: &str| format!("printf {c} >> {}\r", file.display());
     const CLIENT: &str = "00000000feedf00d";
+    /// JavaScript's Number.MAX_SAFE_INTEGER, the largest offset the relay takes.
+    const MAX: u64 = (1 << 53) - 1;
 
     // 1. Binary input before the page's `input` message counts from the offset the relay told
     // (0 when it said null), so a resend from there does not run it twice.
@@ -567,4 +569,18 @@ async fn numbered_input_from_a_misbehaving_page() {
         .await;
     page.send_input(format!("{b}{c}").as_bytes()).await;
     wait_file(&file, "abc").await;
+
+    // 2. An offset JavaScript cannot count exactly is refused with the accepted range; the
+    // numbering goes on where it was.
+    for offset in [u64::MAX, MAX + 1] {
+        page.send_json(json!({"type": "input", "offset": offset}))
+            .await;
+        let err = page.wait_text("error").await;
+        assert_eq!(err["reason"], "bad_message", "{err}");
+        let detail = err["detail"].as_str().unwrap();
+        assert!(detail.contains(&format!("0..={MAX}")), "{err}");
+    }
+    let d = ran("d");
+    page.send_input(d.as_bytes()).await;
+    wait_file(&file, "abcd").await;
 }
