@@ -42,7 +42,8 @@
 //! program's OSC 10/11/12 queries with: the theme the page draws (the page does not answer
 //! them itself while attached), the last page to send them winning, as with `resize`; until
 //! one does, the page's default theme. Any other text message is answered
-//! with an `error` frame (`bad_message`, [`BAD_MESSAGE_DETAIL`]) and otherwise ignored.
+//! with an `error` frame (`bad_message`, [`BAD_MESSAGE_DETAIL`]; [`BAD_INPUT_DETAIL`] for an
+//! `input` message that is refused) and otherwise ignored.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -89,13 +90,9 @@ pub const BAD_MESSAGE_DETAIL: &str =
      input goes in binary frames, numbered from {\"type\":\"input\",\"offset\":N} when the page \
      gave a client";
 
-/// The `error` detail for an `input` message on a connection without a `client`.
-pub const INPUT_WITHOUT_CLIENT_DETAIL: &str =
-    "an input message numbers the page's input, which needs a client (16 hex digits) in the /ws \
-     query";
-
-/// The `error` detail for an `input` message that is refused: what one must be. The number is
-/// [`INPUT_OFFSET_MAX_BYTES`].
+/// The `error` detail for an `input` message that is refused (an offset missing, not an
+/// integer, out of range, or on a connection without a `client`): what one must be. The number
+/// is [`INPUT_OFFSET_MAX_BYTES`].
 pub const BAD_INPUT_DETAIL: &str =
     "an input message is {\"type\":\"input\",\"offset\":<integer 0..=9007199254740991>} (the \
      byte of the page's input its next binary frame starts at, counted from its first), on a \
@@ -353,6 +350,34 @@ enum FromPage {
     },
 }
 
+/// Just the `type` of a text message, to tell a malformed `input` message from the others.
+#[derive(Debug, Deserialize)]
+struct Tagged {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+/// The page's text message, or the `bad_message` detail for it: [`BAD_INPUT_DETAIL`] for an
+/// `input` message whose offset is missing or not a non-negative integer, else
+/// [`BAD_MESSAGE_DETAIL`].
+fn parse_message(text: &str) -> Result<FromPage, &'static str> {
+    serde_json::from_str(text).map_err(|_| match serde_json::from_str::<Tagged>(text) {
+        Ok(t) if t.kind == "input" => BAD_INPUT_DETAIL,
+        _ => BAD_MESSAGE_DETAIL,
+    })
+}
+
+/// Answers a text message that is refused with `bad_message` and `detail`.
+fn bad_message(queue: &ClientQueue, detail: &str) {
+    queue.push_text(
+        ToPage::Error {
+            reason: "bad_message",
+            detail: Some(detail),
+        }
+        .to_json(),
+    );
+}
+
 /// The colors of a `colors` message, or `None` when one is not `#rgb`/`#rrggbb`.
 fn query_colors(foreground: &str, background: &str, cursor: &str) -> Option<DynamicColors> {
     Some(DynamicColors {
@@ -365,7 +390,7 @@ fn query_colors(foreground: &str, background: &str, cursor: &str) -> Option<Dyna
 /// Where the page's next binary frame starts after its `input` message with `offset`, or the
 /// `bad_message` detail when the message is refused (the numbering then stays as it was).
 fn input_start(client: Option<ClientId>, offset: u64) -> Result<InputFrom, &'static str> {
-    let client = client.ok_or(INPUT_WITHOUT_CLIENT_DETAIL)?;
+    let client = client.ok_or(BAD_INPUT_DETAIL)?;
     if offset > INPUT_OFFSET_MAX_BYTES {
         return Err(BAD_INPUT_DETAIL);
     }
@@ -404,16 +429,10 @@ where
                 // Fails only once the session's writer is gone (the process exited).
                 let _ = session.write_from(bytes, from).await;
             }
-            Ok(Message::Text(text)) => match serde_json::from_str::<FromPage>(text.as_str()) {
+            Ok(Message::Text(text)) => match parse_message(text.as_str()) {
                 Ok(FromPage::Input { offset }) => match input_start(client, offset) {
                     Ok(from) => next = Some(from),
-                    Err(detail) => queue.push_text(
-                        ToPage::Error {
-                            reason: "bad_message",
-                            detail: Some(detail),
-                        }
-                        .to_json(),
-                    ),
+                    Err(detail) => bad_message(queue, detail),
                 },
                 Ok(FromPage::Resize { cols, rows }) => {
                     session.resize(Size::new(side(rows), side(cols)), queue);
@@ -424,21 +443,9 @@ where
                     cursor,
                 }) => match query_colors(&foreground, &background, &cursor) {
                     Some(colors) => session.set_query_colors(colors),
-                    None => queue.push_text(
-                        ToPage::Error {
-                            reason: "bad_message",
-                            detail: Some(BAD_MESSAGE_DETAIL),
-                        }
-                        .to_json(),
-                    ),
+                    None => bad_message(queue, BAD_MESSAGE_DETAIL),
                 },
-                Err(_) => queue.push_text(
-                    ToPage::Error {
-                        reason: "bad_message",
-                        detail: Some(BAD_MESSAGE_DETAIL),
-                    }
-                    .to_json(),
-                ),
+                Err(detail) => bad_message(queue, detail),
             },
             Ok(Message::Close(_)) => return PageEnd::Closed,
             Ok(Message::Ping(_) | Message::Pong(_)) => {}
@@ -489,6 +496,35 @@ mod tests {
         );
         for offset in [INPUT_OFFSET_MAX_BYTES + 1, u64::MAX] {
             assert_eq!(input_start(Some(7), offset), Err(BAD_INPUT_DETAIL));
+        }
+    }
+
+    #[test]
+    fn bad_input_messages_say_what_an_input_message_is() {
+        assert!(matches!(
+            parse_message(r#"{"type":"input","offset":12}"#),
+            Ok(FromPage::Input { offset: 12 })
+        ));
+        for bad in [
+            r#"{"type":"input"}"#,
+            r#"{"type":"input","offset":null}"#,
+            r#"{"type":"input","offset":"12"}"#,
+            r#"{"type":"input","offset":-1}"#,
+            r#"{"type":"input","offset":1.5}"#,
+            r#"{"type":"input","offset":1e400}"#,
+            r#"{"type":"input","offset":18446744073709551616}"#,
+        ] {
+            assert_eq!(parse_message(bad).err(), Some(BAD_INPUT_DETAIL), "{bad}");
+        }
+        // On a connection without a client, a well-formed one is refused alike.
+        assert_eq!(input_start(None, 0), Err(BAD_INPUT_DETAIL));
+        assert!(BAD_INPUT_DETAIL.contains("client="));
+        for other in [r#"{"type":"resize"}"#, r#"{"type":"nope"}"#, "[1]", "input"] {
+            assert_eq!(
+                parse_message(other).err(),
+                Some(BAD_MESSAGE_DETAIL),
+                "{other}"
+            );
         }
     }
 

@@ -583,4 +583,37 @@ async fn numbered_input_from_a_misbehaving_page() {
     let d = ran("d");
     page.send_input(d.as_bytes()).await;
     wait_file(&file, "abcd").await;
+
+    // 5. Bad `input` messages say what an `input` message is.
+    for bad in [
+        json!({"type": "input"}),
+        json!({"type": "input", "offset": "3"}),
+        json!({"type": "input", "offset": -1}),
+        json!({"type": "input", "offset": 1.5}),
+        json!({"type": "input", "offset": null}),
+    ] {
+        page.send_json(bad.clone()).await;
+        let err = page.wait_text("error").await;
+        assert_eq!(err["reason"], "bad_message", "{bad}: {err}");
+        let detail = err["detail"].as_str().unwrap();
+        assert!(
+            detail.contains(&format!(
+                r#"{{"type":"input","offset":<integer 0..={MAX}>}}"#
+            )) && detail.contains("client="),
+            "{bad}: {err}"
+        );
+    }
+    let mut unnumbered = relay.attach(Some(id)).await;
+    unnumbered.expect_attach().await;
+    unnumbered
+        .send_json(json!({"type": "input", "offset": 0}))
+        .await;
+    let err = unnumbered.wait_text("error").await;
+    assert_eq!(err["reason"], "bad_message", "{err}");
+    let detail = err["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&format!("0..={MAX}")) && detail.contains("client="),
+        "{err}"
+    );
+    unnumbered.close().await;
 }
