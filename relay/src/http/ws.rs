@@ -16,12 +16,15 @@
 //!   not know the client (never seen, or forgotten past `INPUT_CLIENTS_MAX` clients). The page
 //!   then sends `{"type":"input","offset":S}` (S an integer 0..=[`INPUT_OFFSET_MAX_BYTES`],
 //!   2^53 - 1, what JavaScript counts exactly; else `bad_message` with [`BAD_INPUT_DETAIL`] and
-//!   the message is ignored) and its binary frames from byte S of its input on: what it sent that did not arrive (the relay or its socket died with it) is sent again,
-//!   and bytes that did arrive are skipped if sent twice. Binary frames that come before the
-//!   page's first `input` message count from the offset the relay told it (0 after `null`), so
-//!   a page that sends at once and resends from the told offset later runs nothing twice. A
-//!   `client` that is not 16 hex digits: an `error` frame `bad_client` saying so, then close
-//!   4400.
+//!   the message is ignored) and its binary frames from byte S of its input on: what it sent
+//!   that did not arrive (the relay or its socket died with it) is sent again, and bytes that
+//!   did arrive are skipped if sent twice. Binary frames that come before the page's first
+//!   `input` message count from the offset the relay told it (0 after `null`), so a page that
+//!   sends at once and resends from the told offset later runs nothing twice. One connection
+//!   at a time numbers a client's input: a newer one with the same `client` closes the older
+//!   with 4409 `client_replaced` ([`CLIENT_REPLACED_CLOSE`](crate::session::CLIENT_REPLACED_CLOSE)),
+//!   whose binary frames are dropped from then on ([`Session::claim_client`]). A `client` that
+//!   is not 16 hex digits: an `error` frame `bad_client` saying so, then close 4400.
 //!
 //! Relay → page: `{"type":"resized","cols","rows"}`, then one binary frame with the snapshot,
 //! then live output as binary frames in order; `{"type":"title","data"}` when the title changes;
@@ -60,7 +63,7 @@ use crate::ground::limits::{CLOSE_HANDSHAKE, INPUT_OFFSET_MAX_BYTES, MAX_WS_MESS
 use crate::ground::Refusal;
 use crate::guard::checks::origin_allowed;
 use crate::session::fanout::{ClientQueue, Frame, Next};
-use crate::session::ledger::{parse_client, ClientId, InputFrom};
+use crate::session::ledger::{parse_client, ClientClaim, ClientId, InputFrom};
 use crate::session::registry::CreateError;
 use crate::session::{Session, SessionId, ToPage};
 use crate::state::AppState;
@@ -231,24 +234,32 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target, client: O
             }
         },
     };
+    let queue = session.attach();
+    tracing::debug!(session = session.id(), "page attached");
+    // Claimed before the offset is read, so no input of a connection this one replaces is
+    // taken after it.
+    let claim = client.map(|c| session.claim_client(c, &queue));
     // Where the page's binary frames start in its numbered input until its `input` message:
     // the offset the relay tells it (0 when the session does not know it).
     let mut numbering = None;
-    if let Some(client) = client {
-        let offset = session.input_offset(client);
+    let mut gone = false;
+    if let Some(claim) = &claim {
+        let offset = session.input_offset(claim.client());
         let msg = ToPage::Input { offset }.to_json();
-        if socket.send(Message::Text(msg.into())).await.is_err() {
-            return;
-        }
-        numbering = Some(InputFrom {
-            client,
+        gone = socket.send(Message::Text(msg.into())).await.is_err();
+        let from = InputFrom {
+            client: claim.client(),
             start: offset.unwrap_or(0),
-        });
+        };
+        numbering = Some((from, claim));
     }
-    let queue = session.attach();
-    tracing::debug!(session = session.id(), "page attached");
-    let (sink, stream) = socket.split();
-    bridge(sink, stream, &session, &queue, numbering).await;
+    if !gone {
+        let (sink, stream) = socket.split();
+        bridge(sink, stream, &session, &queue, numbering).await;
+    }
+    if let Some(claim) = &claim {
+        session.release_client(claim);
+    }
     session.detach(&queue);
     tracing::debug!(session = session.id(), "page detached");
 }
@@ -260,7 +271,7 @@ async fn bridge<Si, St>(
     mut stream: St,
     session: &Session,
     queue: &Arc<ClientQueue>,
-    numbering: Option<InputFrom>,
+    numbering: Option<(InputFrom, &ClientClaim)>,
 ) where
     Si: Sink<Message> + Unpin,
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
@@ -406,22 +417,28 @@ fn side(n: u64) -> u16 {
 
 /// Reads the page's messages until it closes, breaks the protocol or goes away. `numbering`:
 /// for a page that gave a `client`, where its first binary frame starts in its numbered input
-/// (the offset it was told), until an `input` message says otherwise.
+/// (the offset it was told), until an `input` message says otherwise, and the connection's
+/// claim of the client: once another connection replaced it, its binary frames are dropped.
 async fn read_loop<St>(
     stream: &mut St,
     session: &Session,
     queue: &ClientQueue,
-    numbering: Option<InputFrom>,
+    numbering: Option<(InputFrom, &ClientClaim)>,
 ) -> PageEnd
 where
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
-    let client = numbering.map(|n| n.client);
+    let client = numbering.map(|(n, _)| n.client);
+    let claim = numbering.map(|(_, c)| c);
     // Where the next binary frame starts in the page's numbered input.
-    let mut next = numbering;
+    let mut next = numbering.map(|(n, _)| n);
     while let Some(msg) = stream.next().await {
         match msg {
             Ok(Message::Binary(bytes)) => {
+                if claim.is_some_and(ClientClaim::replaced) {
+                    // A newer connection numbers this client's input; this one is closing.
+                    continue;
+                }
                 let from = next;
                 if let Some(n) = next.as_mut() {
                     n.start = n.start.saturating_add(bytes.len() as u64);

@@ -569,6 +569,7 @@ async fn numbered_input_from_a_misbehaving_page() {
         .await;
     page.send_input(format!("{b}{c}").as_bytes()).await;
     wait_file(&file, "abc").await;
+    let mut total = a.len() + b.len() + c.len();
 
     // 2. An offset JavaScript cannot count exactly is refused with the accepted range; the
     // numbering goes on where it was.
@@ -583,6 +584,7 @@ async fn numbered_input_from_a_misbehaving_page() {
     let d = ran("d");
     page.send_input(d.as_bytes()).await;
     wait_file(&file, "abcd").await;
+    total += d.len();
 
     // 5. Bad `input` messages say what an `input` message is.
     for bad in [
@@ -616,4 +618,26 @@ async fn numbered_input_from_a_misbehaving_page() {
         "{err}"
     );
     unnumbered.close().await;
+
+    // 3. A second connection with the same client replaces the first, which is closed with
+    // 4409 and whose input is no longer taken; the second's is not skipped as the first's.
+    let mut second = open(&relay, &format!("?session={id}&client={CLIENT}")).await;
+    assert_eq!(
+        second.expect_text().await,
+        json!({"type": "input", "offset": total})
+    );
+    second.expect_attach().await;
+    page.send_input(ran("x").as_bytes()).await;
+    assert_eq!(
+        page.wait_close().await,
+        (4409, "client_replaced".to_owned())
+    );
+    second
+        .send_json(json!({"type": "input", "offset": total}))
+        .await;
+    second.send_input(ran("e").as_bytes()).await;
+    wait_file(&file, "abcde").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "abcde");
+    second.close().await;
 }
