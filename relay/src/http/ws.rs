@@ -24,7 +24,8 @@
 //!   at a time numbers a client's input: a newer one with the same `client` closes the older
 //!   with 4409 `client_replaced` ([`CLIENT_REPLACED_CLOSE`](crate::session::CLIENT_REPLACED_CLOSE)),
 //!   whose binary frames are dropped from then on ([`Session::claim_client`]). A `client` that
-//!   is not 16 hex digits: an `error` frame `bad_client` saying so, then close 4400.
+//!   is not 16 hex digits, or more than one `client`: an `error` frame `bad_client` saying so
+//!   and what came (the value cut to [`BAD_CLIENT_ECHO_CHARS`]), then close 4400.
 //!
 //! Relay → page: `{"type":"resized","cols","rows"}`, then one binary frame with the snapshot,
 //! then live output as binary frames in order; `{"type":"title","data"}` when the title changes;
@@ -116,16 +117,37 @@ pub const BAD_CLIENT_DETAIL: &str =
 /// Close code after `bad_client`: 4000 + 400.
 pub const CLOSE_BAD_CLIENT: u16 = 4400;
 
-/// The `client` of the query: `Ok(None)` when there is none, `Err(())` when it is not
-/// [`parse_client`]'s 16 hex digits.
-fn client(query: Option<&str>) -> Result<Option<ClientId>, ()> {
+/// Characters of a refused `client` value that `bad_client`'s detail repeats: enough to see
+/// what came, too few for a page to make the relay echo a long value back.
+pub const BAD_CLIENT_ECHO_CHARS: usize = 24;
+
+/// The `client` of the query: `Ok(None)` when there is none; `Err` with `bad_client`'s detail
+/// when it is not [`parse_client`]'s 16 hex digits (the detail quotes what came, cut to
+/// [`BAD_CLIENT_ECHO_CHARS`]; nothing else of the query is repeated) or comes more than once.
+fn client(query: Option<&str>) -> Result<Option<ClientId>, String> {
     let Some(query) = query else {
         return Ok(None);
     };
-    match form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "client") {
-        None => Ok(None),
-        Some((_, v)) => parse_client(&v).map(Some).ok_or(()),
+    let mut values = form_urlencoded::parse(query.as_bytes())
+        .filter(|(k, _)| k == "client")
+        .map(|(_, v)| v);
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    let more = values.count();
+    if more > 0 {
+        return Err(format!(
+            "{BAD_CLIENT_DETAIL}, given once; got {} client parameters",
+            more + 1
+        ));
     }
+    parse_client(&value).map(Some).ok_or_else(|| {
+        let got = match value.char_indices().nth(BAD_CLIENT_ECHO_CHARS) {
+            Some((cut, _)) => format!("{:?}... ({} bytes)", &value[..cut], value.len()),
+            None => format!("{value:?}"),
+        };
+        format!("{BAD_CLIENT_DETAIL}; got {got}")
+    })
 }
 
 fn target(query: Option<&str>) -> Target {
@@ -171,15 +193,18 @@ pub async fn upgrade(
                     tracing::warn!(%peer, "websocket without a valid page token refused");
                     return refuse(socket, Refusal::AuthRequired).await;
                 }
-                let Ok(client) = client else {
-                    let mut socket = socket;
-                    let err = ToPage::Error {
-                        reason: "bad_client",
-                        detail: Some(BAD_CLIENT_DETAIL),
+                let client = match client {
+                    Ok(client) => client,
+                    Err(detail) => {
+                        let mut socket = socket;
+                        let err = ToPage::Error {
+                            reason: "bad_client",
+                            detail: Some(&detail),
+                        }
+                        .to_json();
+                        let _ = socket.send(Message::Text(err.into())).await;
+                        return close(&mut socket, CLOSE_BAD_CLIENT, "bad_client").await;
                     }
-                    .to_json();
-                    let _ = socket.send(Message::Text(err.into())).await;
-                    return close(&mut socket, CLOSE_BAD_CLIENT, "bad_client").await;
                 };
                 serve(socket, state, target, client).await
             })
@@ -543,6 +568,40 @@ mod tests {
                 "{other}"
             );
         }
+    }
+
+    #[test]
+    fn client_ids_in_the_query() {
+        assert_eq!(client(None), Ok(None));
+        assert_eq!(client(Some("session=3")), Ok(None));
+        assert_eq!(
+            client(Some("session=3&client=00000000000000aB")),
+            Ok(Some(0xab))
+        );
+        let refused = |query: &str| client(Some(query)).unwrap_err();
+        for (query, says) in [
+            ("client=xyz", r#"; got "xyz""#),
+            ("client=", r#"; got """#),
+            ("client=%22%0a", r#"; got "\"\n""#),
+            (
+                "client=00000000000000aB&client=00000000000000aB",
+                "got 2 client",
+            ),
+            ("client=x&session=1&client=y&client=z", "got 3 client"),
+        ] {
+            let detail = refused(query);
+            assert!(detail.starts_with(BAD_CLIENT_DETAIL), "{query}: {detail}");
+            assert!(detail.contains(says), "{query}: {detail}");
+        }
+        // A long value is cut: its first characters and its length.
+        let long = "é".repeat(10_000);
+        let detail = refused(&format!("client={long}"));
+        let cut: String = long.chars().take(BAD_CLIENT_ECHO_CHARS).collect();
+        assert!(
+            detail.ends_with(&format!("; got {cut:?}... (20000 bytes)")),
+            "{detail}"
+        );
+        assert!(detail.len() < BAD_CLIENT_DETAIL.len() + 100, "{detail}");
     }
 
     #[test]

@@ -640,4 +640,28 @@ async fn numbered_input_from_a_misbehaving_page() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "abcde");
     second.close().await;
+
+    // 4. `bad_client` says what came (cut short), and a repeated `client` is refused too.
+    let long = "z".repeat(4000);
+    for (query, says) in [
+        ("client=xyz".to_owned(), r#"got "xyz""#.to_owned()),
+        (format!("client={long}"), format!(r#"got "{}"#, &long[..20])),
+        (
+            format!("client={CLIENT}&client={CLIENT}"),
+            "once".to_owned(),
+        ),
+        (format!("client={CLIENT}&client=xyz"), "once".to_owned()),
+    ] {
+        let mut page = open(&relay, &format!("?session={id}&{query}")).await;
+        let err = page.expect_text().await;
+        assert_eq!(err["reason"], "bad_client", "{query}: {err}");
+        let detail = err["detail"].as_str().unwrap();
+        assert!(detail.contains(&says), "{query}: {err}");
+        assert!(
+            detail.len() < 300,
+            "{query}: a detail of {} bytes",
+            detail.len()
+        );
+        assert_eq!(page.wait_close().await.0, 4400, "{query}");
+    }
 }
