@@ -22,8 +22,9 @@
 //!   `input` message count from the offset the relay told it (0 after `null`), so a page that
 //!   sends at once and resends from the told offset later runs nothing twice. One connection
 //!   at a time numbers a client's input: a newer one with the same `client` closes the older
-//!   with 4409 `client_replaced` ([`CLIENT_REPLACED_CLOSE`](crate::session::CLIENT_REPLACED_CLOSE)),
-//!   whose binary frames are dropped from then on ([`Session::claim_client`]). A `client` that
+//!   with 4409 `client_replaced`
+//!   ([`CLIENT_REPLACED_CLOSE`](crate::session::CLIENT_REPLACED_CLOSE)), whose binary frames
+//!   are dropped from then on ([`Session::claim_client`]). A `client` that
 //!   is not 16 hex digits, or more than one `client`: an `error` frame `bad_client` saying so
 //!   and what came (the value cut to [`BAD_CLIENT_ECHO_CHARS`]), then close 4400.
 //!
@@ -41,13 +42,13 @@
 //! Page → relay: binary frames are input bytes, written to the PTY at once (never behind
 //! output), numbered when the page gave a `client` (from the told offset, then from each
 //! `input` message's); text `{"type":"resize","cols","rows"}` resizes the session (clamped to
-//! 1..1000, columns at least 2; not echoed back unless clamped); text `{"type":"colors","foreground",
-//! "background","cursor"}` (each `#rgb` or `#rrggbb`) sets the colors the relay answers the
-//! program's OSC 10/11/12 queries with: the theme the page draws (the page does not answer
-//! them itself while attached), the last page to send them winning, as with `resize`; until
-//! one does, the page's default theme. Any other text message is answered
-//! with an `error` frame (`bad_message`, [`BAD_MESSAGE_DETAIL`]; [`BAD_INPUT_DETAIL`] for an
-//! `input` message that is refused) and otherwise ignored.
+//! 1..1000, columns at least 2; not echoed back unless clamped); text
+//! `{"type":"colors","foreground","background","cursor"}` (each `#rgb` or `#rrggbb`) sets the
+//! colors the relay answers the program's OSC 10/11/12 queries with: the theme the page draws
+//! (the page does not answer them itself while attached), the last page to send them winning,
+//! as with `resize`; until one does, the page's default theme. Any other text message is
+//! answered with an `error` frame (`bad_message`, [`BAD_MESSAGE_DETAIL`]; [`BAD_INPUT_DETAIL`]
+//! for an `input` message that is refused) and otherwise ignored.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
