@@ -14,7 +14,12 @@ export type RelayClosedReason =
   | "token_refused"
   /** The session named does not exist, or no longer (close code 4404). Not retried. */
   | "unknown_session"
-  /** The browser refused to open the socket (a bad URL, a blocked port). */
+  /**
+   * The browser refused to open the socket (a bad URL, a blocked port), or the relay refused
+   * the page's input client id (close code 4400) or closed the connection because another one
+   * with the same client id replaced it (close code 4409, reason "client_replaced"). Not
+   * retried.
+   */
   | "error";
 
 /** Details passed with a status: the retry delay for "reconnecting", the reason for "closed". */
@@ -34,7 +39,10 @@ export declare class RelayError extends Error {
    * - "token_refused": the page token was wrong (close code 4401);
    * - "unknown_session": no such session (close code 4404);
    * - "relay_error": the relay sent `{"type":"error","reason"}` (the message names the reason;
-   *   for example "too_many_sessions" before it closes, and the client then retries);
+   *   for example "too_many_sessions" before it closes, and the client then retries), or closed
+   *   for good with 4400 (`reason` "bad_client": the input client id was refused) or 4409
+   *   (`reason` "client_replaced": another connection with the same client id replaced this
+   *   one);
    * - "bad_url": the browser refused to open a socket to `url`;
    * - "input_dropped": input made while not attached (it waits for the next attach) passed
    *   1 MiB, and the oldest was dropped;
@@ -54,7 +62,10 @@ export declare class RelayError extends Error {
     | "input_dropped"
     | "input_lost"
     | "input_unconfirmed";
-  /** "relay_error": the relay's reason, such as "too_many_sessions" or "spawn_failed". */
+  /**
+   * "relay_error": the relay's reason, such as "too_many_sessions", "spawn_failed",
+   * "bad_client" or "client_replaced".
+   */
   readonly reason?: string;
   /** The websocket close code, when the error is a close. */
   readonly closeCode?: number;

@@ -28,7 +28,8 @@
 // - {"type":"title","data"} is not used: the title reaches the terminal in the output itself
 //   (OSC 0/2, and the snapshot sets the session's title), so `onTitle` follows the terminal's
 //   own title events; one route, right after an attach, a reload and a resync alike;
-// - close 4401 (token refused) and 4404 (unknown session) are final; close 1000 ends the
+// - close 4401 (token refused), 4404 (unknown session), 4400 (client id refused) and 4409
+//   (another connection with our client id replaced this one) are final; close 1000 ends the
 //   session; any other close reconnects with exponential back-off, 250 ms doubling to 5 s.
 
 /** How often the drawn colors are compared with the ones sent to the relay, in ms. */
@@ -47,6 +48,7 @@ const CLOSE_NORMAL = 1000;
 const CLOSE_TOKEN_REFUSED = 4401;
 const CLOSE_UNKNOWN_SESSION = 4404;
 const CLOSE_BAD_CLIENT = 4400;
+const CLOSE_CLIENT_REPLACED = 4409;
 /** Largest input frame sent, in bytes: the relay refuses messages over 256 KiB, so a large paste
  * goes out in pieces. */
 const INPUT_FRAME_BYTES = 64 * 1024;
@@ -370,7 +372,15 @@ export function attachToRelay(term, options) {
       } else if (ev.code === CLOSE_TOKEN_REFUSED) {
         finish("token_refused", new RelayError("token_refused", "the relay refused the page token", ev.code));
       } else if (ev.code === CLOSE_BAD_CLIENT) {
-        finish("error", new RelayError("relay_error", "the relay refused the input client id", ev.code));
+        const error = new RelayError("relay_error", "the relay refused the input client id", ev.code);
+        error.reason = "bad_client";
+        finish("error", error);
+      } else if (ev.code === CLOSE_CLIENT_REPLACED) {
+        // Reconnecting would replace the other connection in turn, and so on for ever.
+        const message = "another connection with this page's input client id replaced this one";
+        const error = new RelayError("relay_error", message, ev.code);
+        error.reason = "client_replaced";
+        finish("error", error);
       } else if (ev.code === CLOSE_UNKNOWN_SESSION) {
         const message = `session ${sessionId ?? ""} does not exist (it may have ended)`;
         finish("unknown_session", new RelayError("unknown_session", message, ev.code));

@@ -460,6 +460,12 @@ pub const HOLDER_HELLO_TIMEOUT: Duration = Duration::from_secs(5);
 /// what of its input arrived (`{"type":"input","offset":null}`), never a wrong offset.
 pub const INPUT_CLIENTS_MAX: usize = 64;
 
+/// Largest offset a page's `{"type":"input","offset":S}` on `/ws` may give, in bytes of its
+/// numbered input: 2^53 - 1, JavaScript's `Number.MAX_SAFE_INTEGER`, the largest count a page
+/// can keep exactly. A larger one is refused (`bad_message`): near 2^64 it would wrap the
+/// count, and the relay would skip all of that client's later input as written already.
+pub const INPUT_OFFSET_MAX_BYTES: u64 = (1 << 53) - 1;
+
 /// How long a holder waits for the previous relay's input (already in its socket) to reach
 /// the PTY before it answers a new relay's hello with the input offsets, in milliseconds. Past
 /// it the offsets may be low; the holder then skips what a page resends twice.

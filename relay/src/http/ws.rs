@@ -14,10 +14,19 @@
 //!   the relay sends `{"type":"input","offset":N}`, how many of this client's input bytes reached
 //!   the program (a held session: its holder) so far, or `"offset":null` when the session does
 //!   not know the client (never seen, or forgotten past `INPUT_CLIENTS_MAX` clients). The page
-//!   then sends `{"type":"input","offset":S}` and its binary frames from byte S of its input
-//!   on: what it sent that did not arrive (the relay or its socket died with it) is sent again,
-//!   and bytes that did arrive are skipped if sent twice. A `client` that is not 16 hex digits:
-//!   an `error` frame `bad_client` saying so, then close 4400.
+//!   then sends `{"type":"input","offset":S}` (S an integer 0..=[`INPUT_OFFSET_MAX_BYTES`],
+//!   2^53 - 1, what JavaScript counts exactly; else `bad_message` with [`BAD_INPUT_DETAIL`] and
+//!   the message is ignored) and its binary frames from byte S of its input on: what it sent
+//!   that did not arrive (the relay or its socket died with it) is sent again, and bytes that
+//!   did arrive are skipped if sent twice. Binary frames that come before the page's first
+//!   `input` message count from the offset the relay told it (0 after `null`), so a page that
+//!   sends at once and resends from the told offset later runs nothing twice. One connection
+//!   at a time numbers a client's input: a newer one with the same `client` closes the older
+//!   with 4409 `client_replaced`
+//!   ([`CLIENT_REPLACED_CLOSE`](crate::session::CLIENT_REPLACED_CLOSE)), whose binary frames
+//!   are dropped from then on ([`Session::claim_client`]). A `client` that
+//!   is not 16 hex digits, or more than one `client`: an `error` frame `bad_client` saying so
+//!   and what came (the value cut to [`BAD_CLIENT_ECHO_CHARS`]), then close 4400.
 //!
 //! Relay → page: `{"type":"resized","cols","rows"}`, then one binary frame with the snapshot,
 //! then live output as binary frames in order; `{"type":"title","data"}` when the title changes;
@@ -31,13 +40,15 @@
 //! `18 1b 63 ...`) followed by a fresh snapshot instead of the output it missed.
 //!
 //! Page → relay: binary frames are input bytes, written to the PTY at once (never behind
-//! output), numbered from the last `input` message's offset when the page gave a `client`; text `{"type":"resize","cols","rows"}` resizes the session (clamped to 1..1000,
-//! columns at least 2; not echoed back unless clamped); text `{"type":"colors","foreground",
-//! "background","cursor"}` (each `#rgb` or `#rrggbb`) sets the colors the relay answers the
-//! program's OSC 10/11/12 queries with: the theme the page draws (the page does not answer
-//! them itself while attached), the last page to send them winning, as with `resize`; until
-//! one does, the page's default theme. Any other text message is answered
-//! with an `error` frame (`bad_message`, [`BAD_MESSAGE_DETAIL`]) and otherwise ignored.
+//! output), numbered when the page gave a `client` (from the told offset, then from each
+//! `input` message's); text `{"type":"resize","cols","rows"}` resizes the session (clamped to
+//! 1..1000, columns at least 2; not echoed back unless clamped); text
+//! `{"type":"colors","foreground","background","cursor"}` (each `#rgb` or `#rrggbb`) sets the
+//! colors the relay answers the program's OSC 10/11/12 queries with: the theme the page draws
+//! (the page does not answer them itself while attached), the last page to send them winning,
+//! as with `resize`; until one does, the page's default theme. Any other text message is
+//! answered with an `error` frame (`bad_message`, [`BAD_MESSAGE_DETAIL`]; [`BAD_INPUT_DETAIL`]
+//! for an `input` message that is refused) and otherwise ignored.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -50,11 +61,11 @@ use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde::Deserialize;
 use wterm_core::{DynamicColors, Size};
 
-use crate::ground::limits::{CLOSE_HANDSHAKE, MAX_WS_MESSAGE_BYTES};
+use crate::ground::limits::{CLOSE_HANDSHAKE, INPUT_OFFSET_MAX_BYTES, MAX_WS_MESSAGE_BYTES};
 use crate::ground::Refusal;
 use crate::guard::checks::origin_allowed;
 use crate::session::fanout::{ClientQueue, Frame, Next};
-use crate::session::ledger::{parse_client, ClientId, InputFrom};
+use crate::session::ledger::{parse_client, ClientClaim, ClientId, InputFrom};
 use crate::session::registry::CreateError;
 use crate::session::{Session, SessionId, ToPage};
 use crate::state::AppState;
@@ -84,10 +95,13 @@ pub const BAD_MESSAGE_DETAIL: &str =
      input goes in binary frames, numbered from {\"type\":\"input\",\"offset\":N} when the page \
      gave a client";
 
-/// The `error` detail for an `input` message on a connection without a `client`.
-pub const INPUT_WITHOUT_CLIENT_DETAIL: &str =
-    "an input message numbers the page's input, which needs a client (16 hex digits) in the /ws \
-     query";
+/// The `error` detail for an `input` message that is refused (an offset missing, not an
+/// integer, out of range, or on a connection without a `client`): what one must be. The number
+/// is [`INPUT_OFFSET_MAX_BYTES`].
+pub const BAD_INPUT_DETAIL: &str =
+    "an input message is {\"type\":\"input\",\"offset\":<integer 0..=9007199254740991>} (the \
+     byte of the page's input its next binary frame starts at, counted from its first), on a \
+     connection opened with client= (16 hex digits)";
 
 /// Which session a socket wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,16 +118,37 @@ pub const BAD_CLIENT_DETAIL: &str =
 /// Close code after `bad_client`: 4000 + 400.
 pub const CLOSE_BAD_CLIENT: u16 = 4400;
 
-/// The `client` of the query: `Ok(None)` when there is none, `Err(())` when it is not
-/// [`parse_client`]'s 16 hex digits.
-fn client(query: Option<&str>) -> Result<Option<ClientId>, ()> {
+/// Characters of a refused `client` value that `bad_client`'s detail repeats: enough to see
+/// what came, too few for a page to make the relay echo a long value back.
+pub const BAD_CLIENT_ECHO_CHARS: usize = 24;
+
+/// The `client` of the query: `Ok(None)` when there is none; `Err` with `bad_client`'s detail
+/// when it is not [`parse_client`]'s 16 hex digits (the detail quotes what came, cut to
+/// [`BAD_CLIENT_ECHO_CHARS`]; nothing else of the query is repeated) or comes more than once.
+fn client(query: Option<&str>) -> Result<Option<ClientId>, String> {
     let Some(query) = query else {
         return Ok(None);
     };
-    match form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "client") {
-        None => Ok(None),
-        Some((_, v)) => parse_client(&v).map(Some).ok_or(()),
+    let mut values = form_urlencoded::parse(query.as_bytes())
+        .filter(|(k, _)| k == "client")
+        .map(|(_, v)| v);
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    let more = values.count();
+    if more > 0 {
+        return Err(format!(
+            "{BAD_CLIENT_DETAIL}, given once; got {} client parameters",
+            more + 1
+        ));
     }
+    parse_client(&value).map(Some).ok_or_else(|| {
+        let got = match value.char_indices().nth(BAD_CLIENT_ECHO_CHARS) {
+            Some((cut, _)) => format!("{:?}... ({} bytes)", &value[..cut], value.len()),
+            None => format!("{value:?}"),
+        };
+        format!("{BAD_CLIENT_DETAIL}; got {got}")
+    })
 }
 
 fn target(query: Option<&str>) -> Target {
@@ -159,15 +194,18 @@ pub async fn upgrade(
                     tracing::warn!(%peer, "websocket without a valid page token refused");
                     return refuse(socket, Refusal::AuthRequired).await;
                 }
-                let Ok(client) = client else {
-                    let mut socket = socket;
-                    let err = ToPage::Error {
-                        reason: "bad_client",
-                        detail: Some(BAD_CLIENT_DETAIL),
+                let client = match client {
+                    Ok(client) => client,
+                    Err(detail) => {
+                        let mut socket = socket;
+                        let err = ToPage::Error {
+                            reason: "bad_client",
+                            detail: Some(&detail),
+                        }
+                        .to_json();
+                        let _ = socket.send(Message::Text(err.into())).await;
+                        return close(&mut socket, CLOSE_BAD_CLIENT, "bad_client").await;
                     }
-                    .to_json();
-                    let _ = socket.send(Message::Text(err.into())).await;
-                    return close(&mut socket, CLOSE_BAD_CLIENT, "bad_client").await;
                 };
                 serve(socket, state, target, client).await
             })
@@ -222,17 +260,32 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target, client: O
             }
         },
     };
-    if let Some(client) = client {
-        let offset = session.input_offset(client);
-        let msg = ToPage::Input { offset }.to_json();
-        if socket.send(Message::Text(msg.into())).await.is_err() {
-            return;
-        }
-    }
     let queue = session.attach();
     tracing::debug!(session = session.id(), "page attached");
-    let (sink, stream) = socket.split();
-    bridge(sink, stream, &session, &queue, client).await;
+    // Claimed before the offset is read, so no input of a connection this one replaces is
+    // taken after it.
+    let claim = client.map(|c| session.claim_client(c, &queue));
+    // Where the page's binary frames start in its numbered input until its `input` message:
+    // the offset the relay tells it (0 when the session does not know it).
+    let mut numbering = None;
+    let mut gone = false;
+    if let Some(claim) = &claim {
+        let offset = session.input_offset(claim.client());
+        let msg = ToPage::Input { offset }.to_json();
+        gone = socket.send(Message::Text(msg.into())).await.is_err();
+        let from = InputFrom {
+            client: claim.client(),
+            start: offset.unwrap_or(0),
+        };
+        numbering = Some((from, claim));
+    }
+    if !gone {
+        let (sink, stream) = socket.split();
+        bridge(sink, stream, &session, &queue, numbering).await;
+    }
+    if let Some(claim) = &claim {
+        session.release_client(claim);
+    }
     session.detach(&queue);
     tracing::debug!(session = session.id(), "page detached");
 }
@@ -244,14 +297,14 @@ async fn bridge<Si, St>(
     mut stream: St,
     session: &Session,
     queue: &Arc<ClientQueue>,
-    client: Option<ClientId>,
+    numbering: Option<(InputFrom, &ClientClaim)>,
 ) where
     Si: Sink<Message> + Unpin,
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
     let ending = {
         let writer = write_loop(&mut sink, session, queue);
-        let reader = read_loop(&mut stream, session, queue, client);
+        let reader = read_loop(&mut stream, session, queue, numbering);
         tokio::pin!(writer, reader);
         tokio::select! {
             () = &mut writer => {
@@ -334,6 +387,34 @@ enum FromPage {
     },
 }
 
+/// Just the `type` of a text message, to tell a malformed `input` message from the others.
+#[derive(Debug, Deserialize)]
+struct Tagged {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+/// The page's text message, or the `bad_message` detail for it: [`BAD_INPUT_DETAIL`] for an
+/// `input` message whose offset is missing or not a non-negative integer, else
+/// [`BAD_MESSAGE_DETAIL`].
+fn parse_message(text: &str) -> Result<FromPage, &'static str> {
+    serde_json::from_str(text).map_err(|_| match serde_json::from_str::<Tagged>(text) {
+        Ok(t) if t.kind == "input" => BAD_INPUT_DETAIL,
+        _ => BAD_MESSAGE_DETAIL,
+    })
+}
+
+/// Answers a text message that is refused with `bad_message` and `detail`.
+fn bad_message(queue: &ClientQueue, detail: &str) {
+    queue.push_text(
+        ToPage::Error {
+            reason: "bad_message",
+            detail: Some(detail),
+        }
+        .to_json(),
+    );
+}
+
 /// The colors of a `colors` message, or `None` when one is not `#rgb`/`#rrggbb`.
 fn query_colors(foreground: &str, background: &str, cursor: &str) -> Option<DynamicColors> {
     Some(DynamicColors {
@@ -343,47 +424,58 @@ fn query_colors(foreground: &str, background: &str, cursor: &str) -> Option<Dyna
     })
 }
 
+/// Where the page's next binary frame starts after its `input` message with `offset`, or the
+/// `bad_message` detail when the message is refused (the numbering then stays as it was).
+fn input_start(client: Option<ClientId>, offset: u64) -> Result<InputFrom, &'static str> {
+    let client = client.ok_or(BAD_INPUT_DETAIL)?;
+    if offset > INPUT_OFFSET_MAX_BYTES {
+        return Err(BAD_INPUT_DETAIL);
+    }
+    Ok(InputFrom {
+        client,
+        start: offset,
+    })
+}
+
 fn side(n: u64) -> u16 {
     u16::try_from(n).unwrap_or(u16::MAX)
 }
 
-/// Reads the page's messages until it closes, breaks the protocol or goes away.
+/// Reads the page's messages until it closes, breaks the protocol or goes away. `numbering`:
+/// for a page that gave a `client`, where its first binary frame starts in its numbered input
+/// (the offset it was told), until an `input` message says otherwise, and the connection's
+/// claim of the client: once another connection replaced it, its binary frames are dropped.
 async fn read_loop<St>(
     stream: &mut St,
     session: &Session,
     queue: &ClientQueue,
-    client: Option<ClientId>,
+    numbering: Option<(InputFrom, &ClientClaim)>,
 ) -> PageEnd
 where
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
-    // Where the next binary frame starts in the page's numbered input (after its `input`).
-    let mut next: Option<InputFrom> = None;
+    let client = numbering.map(|(n, _)| n.client);
+    let claim = numbering.map(|(_, c)| c);
+    // Where the next binary frame starts in the page's numbered input.
+    let mut next = numbering.map(|(n, _)| n);
     while let Some(msg) = stream.next().await {
         match msg {
             Ok(Message::Binary(bytes)) => {
+                if claim.is_some_and(ClientClaim::replaced) {
+                    // A newer connection numbers this client's input; this one is closing.
+                    continue;
+                }
                 let from = next;
                 if let Some(n) = next.as_mut() {
-                    n.start += bytes.len() as u64;
+                    n.start = n.start.saturating_add(bytes.len() as u64);
                 }
                 // Fails only once the session's writer is gone (the process exited).
                 let _ = session.write_from(bytes, from).await;
             }
-            Ok(Message::Text(text)) => match serde_json::from_str::<FromPage>(text.as_str()) {
-                Ok(FromPage::Input { offset }) => match client {
-                    Some(client) => {
-                        next = Some(InputFrom {
-                            client,
-                            start: offset,
-                        });
-                    }
-                    None => queue.push_text(
-                        ToPage::Error {
-                            reason: "bad_message",
-                            detail: Some(INPUT_WITHOUT_CLIENT_DETAIL),
-                        }
-                        .to_json(),
-                    ),
+            Ok(Message::Text(text)) => match parse_message(text.as_str()) {
+                Ok(FromPage::Input { offset }) => match input_start(client, offset) {
+                    Ok(from) => next = Some(from),
+                    Err(detail) => bad_message(queue, detail),
                 },
                 Ok(FromPage::Resize { cols, rows }) => {
                     session.resize(Size::new(side(rows), side(cols)), queue);
@@ -394,21 +486,9 @@ where
                     cursor,
                 }) => match query_colors(&foreground, &background, &cursor) {
                     Some(colors) => session.set_query_colors(colors),
-                    None => queue.push_text(
-                        ToPage::Error {
-                            reason: "bad_message",
-                            detail: Some(BAD_MESSAGE_DETAIL),
-                        }
-                        .to_json(),
-                    ),
+                    None => bad_message(queue, BAD_MESSAGE_DETAIL),
                 },
-                Err(_) => queue.push_text(
-                    ToPage::Error {
-                        reason: "bad_message",
-                        detail: Some(BAD_MESSAGE_DETAIL),
-                    }
-                    .to_json(),
-                ),
+                Err(detail) => bad_message(queue, detail),
             },
             Ok(Message::Close(_)) => return PageEnd::Closed,
             Ok(Message::Ping(_) | Message::Pong(_)) => {}
@@ -446,6 +526,83 @@ mod tests {
         assert_eq!(target(Some("x=1&session=3")), Target::Existing(3));
         assert_eq!(target(Some("session=abc")), Target::Invalid);
         assert_eq!(target(Some("session=-1")), Target::Invalid);
+    }
+
+    #[test]
+    fn input_offsets_past_what_javascript_counts_exactly_are_refused() {
+        assert!(BAD_INPUT_DETAIL.contains(&format!("0..={INPUT_OFFSET_MAX_BYTES}")));
+        let at = |start| Ok(InputFrom { client: 7, start });
+        assert_eq!(input_start(Some(7), 0), at(0));
+        assert_eq!(
+            input_start(Some(7), INPUT_OFFSET_MAX_BYTES),
+            at(INPUT_OFFSET_MAX_BYTES)
+        );
+        for offset in [INPUT_OFFSET_MAX_BYTES + 1, u64::MAX] {
+            assert_eq!(input_start(Some(7), offset), Err(BAD_INPUT_DETAIL));
+        }
+    }
+
+    #[test]
+    fn bad_input_messages_say_what_an_input_message_is() {
+        assert!(matches!(
+            parse_message(r#"{"type":"input","offset":12}"#),
+            Ok(FromPage::Input { offset: 12 })
+        ));
+        for bad in [
+            r#"{"type":"input"}"#,
+            r#"{"type":"input","offset":null}"#,
+            r#"{"type":"input","offset":"12"}"#,
+            r#"{"type":"input","offset":-1}"#,
+            r#"{"type":"input","offset":1.5}"#,
+            r#"{"type":"input","offset":1e400}"#,
+            r#"{"type":"input","offset":18446744073709551616}"#,
+        ] {
+            assert_eq!(parse_message(bad).err(), Some(BAD_INPUT_DETAIL), "{bad}");
+        }
+        // On a connection without a client, a well-formed one is refused alike.
+        assert_eq!(input_start(None, 0), Err(BAD_INPUT_DETAIL));
+        assert!(BAD_INPUT_DETAIL.contains("client="));
+        for other in [r#"{"type":"resize"}"#, r#"{"type":"nope"}"#, "[1]", "input"] {
+            assert_eq!(
+                parse_message(other).err(),
+                Some(BAD_MESSAGE_DETAIL),
+                "{other}"
+            );
+        }
+    }
+
+    #[test]
+    fn client_ids_in_the_query() {
+        assert_eq!(client(None), Ok(None));
+        assert_eq!(client(Some("session=3")), Ok(None));
+        assert_eq!(
+            client(Some("session=3&client=00000000000000aB")),
+            Ok(Some(0xab))
+        );
+        let refused = |query: &str| client(Some(query)).unwrap_err();
+        for (query, says) in [
+            ("client=xyz", r#"; got "xyz""#),
+            ("client=", r#"; got """#),
+            ("client=%22%0a", r#"; got "\"\n""#),
+            (
+                "client=00000000000000aB&client=00000000000000aB",
+                "got 2 client",
+            ),
+            ("client=x&session=1&client=y&client=z", "got 3 client"),
+        ] {
+            let detail = refused(query);
+            assert!(detail.starts_with(BAD_CLIENT_DETAIL), "{query}: {detail}");
+            assert!(detail.contains(says), "{query}: {detail}");
+        }
+        // A long value is cut: its first characters and its length.
+        let long = "é".repeat(10_000);
+        let detail = refused(&format!("client={long}"));
+        let cut: String = long.chars().take(BAD_CLIENT_ECHO_CHARS).collect();
+        assert!(
+            detail.ends_with(&format!("; got {cut:?}... (20000 bytes)")),
+            "{detail}"
+        );
+        assert!(detail.len() < BAD_CLIENT_DETAIL.len() + 100, "{detail}");
     }
 
     #[test]

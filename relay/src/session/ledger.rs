@@ -9,10 +9,18 @@
 //! holder (the relay keeps a copy, a lower bound, of what it handed the holder). A resend
 //! that overlaps what arrived is cut, so no byte runs twice; a key that never reached the
 //! writer is resent, so none is lost silently.
+//!
+//! One connection at a time numbers a client's input ([`ClientClaims`]): two live connections
+//! with the same client would each skip the other's bytes as written already, so a newer one
+//! replaces the older, which is closed with [`CLIENT_REPLACED_CLOSE`].
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use crate::ground::limits::INPUT_CLIENTS_MAX;
+use crate::session::fanout::ClientQueue;
+use crate::session::{CLIENT_REPLACED_CLOSE, CLIENT_REPLACED_REASON};
 
 /// A page's input client id (the 16 hex digits of its `client`).
 pub type ClientId = u64;
@@ -105,9 +113,87 @@ impl InputLedger {
     }
 }
 
+/// A page connection's hold on its client id ([`ClientClaims::claim`]): while it is not
+/// [`replaced`](ClientClaim::replaced), the connection's binary frames are that client's input.
+#[derive(Debug)]
+pub struct ClientClaim {
+    client: ClientId,
+    replaced: Arc<AtomicBool>,
+}
+
+impl ClientClaim {
+    /// The client id claimed.
+    pub fn client(&self) -> ClientId {
+        self.client
+    }
+
+    /// Whether a newer connection claimed the same client since: this connection's input is no
+    /// longer taken, and its queue is closing.
+    pub fn replaced(&self) -> bool {
+        self.replaced.load(Ordering::Acquire)
+    }
+}
+
+/// The connection holding a client id: its claim's flag and its queue.
+#[derive(Debug)]
+struct Claimant {
+    replaced: Arc<AtomicBool>,
+    queue: Arc<ClientQueue>,
+}
+
+/// A session's live claims, one connection per client id; bounded by the connections
+/// attached, each releasing its own.
+#[derive(Debug, Default)]
+pub struct ClientClaims {
+    live: parking_lot::Mutex<HashMap<ClientId, Claimant>>,
+}
+
+impl ClientClaims {
+    /// Makes the connection of `queue` the one whose binary frames are `client`'s input. A
+    /// connection that held `client` is replaced: its claim says so from now on, and its queue
+    /// closes with [`CLIENT_REPLACED_CLOSE`] after what is queued for it. Input it handed on
+    /// before still counts, as all input that reached the writer does.
+    pub fn claim(&self, client: ClientId, queue: &Arc<ClientQueue>) -> ClientClaim {
+        let replaced = Arc::new(AtomicBool::new(false));
+        let newer = Claimant {
+            replaced: replaced.clone(),
+            queue: queue.clone(),
+        };
+        if let Some(older) = self.live.lock().insert(client, newer) {
+            older.replaced.store(true, Ordering::Release);
+            older
+                .queue
+                .close(CLIENT_REPLACED_CLOSE, CLIENT_REPLACED_REASON);
+        }
+        ClientClaim { client, replaced }
+    }
+
+    /// Lets go of `claim` as its connection ends; a newer claim of the same client stays.
+    pub fn release(&self, claim: &ClientClaim) {
+        let mut live = self.live.lock();
+        if live
+            .get(&claim.client)
+            .is_some_and(|c| Arc::ptr_eq(&c.replaced, &claim.replaced))
+        {
+            live.remove(&claim.client);
+        }
+    }
+
+    /// How many clients are claimed now.
+    pub fn len(&self) -> usize {
+        self.live.lock().len()
+    }
+
+    /// Whether no client is claimed now.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::fanout::{Frame, Next};
 
     const A: InputFrom = InputFrom {
         client: 0xa,
@@ -170,5 +256,36 @@ mod tests {
         let again = InputLedger::from_pairs(&l.pairs());
         assert_eq!(again.get(1), Some(3));
         assert_eq!(again.pairs(), l.pairs());
+    }
+
+    #[tokio::test]
+    async fn a_newer_claim_of_a_client_closes_the_older_connection() {
+        let (older, newer, other) = (
+            Arc::new(ClientQueue::new()),
+            Arc::new(ClientQueue::new()),
+            Arc::new(ClientQueue::new()),
+        );
+        let claims = ClientClaims::default();
+        let first = claims.claim(0xa, &older);
+        let elsewhere = claims.claim(0xb, &other);
+        older.push_text("queued".into());
+        assert!(!first.replaced());
+        let second = claims.claim(0xa, &newer);
+        assert!(first.replaced() && !second.replaced() && !elsewhere.replaced());
+        // The older page gets what was queued for it, then the close.
+        assert_eq!(older.next().await, Next::Send(Frame::Text("queued".into())));
+        assert_eq!(
+            older.next().await,
+            Next::Close(CLIENT_REPLACED_CLOSE, CLIENT_REPLACED_REASON)
+        );
+        // The older connection ending does not let go of the newer one's claim.
+        claims.release(&first);
+        assert_eq!(claims.len(), 2);
+        claims.release(&second);
+        claims.release(&elsewhere);
+        assert!(claims.is_empty());
+        // No close for the others.
+        newer.push_text("live".into());
+        assert_eq!(newer.next().await, Next::Send(Frame::Text("live".into())));
     }
 }

@@ -53,6 +53,15 @@ use pty::Input;
 /// shutdown: 1012 "service restart" (RFC 6455 registry); the page reconnects.
 pub const RELAY_RESTART_CLOSE: u16 = 1012;
 
+/// The websocket close code of a page connection that another connection with the same
+/// input client id (`/ws`'s `client`) replaced: 4000 + 409 (conflict). The newer connection
+/// numbers that client's input from then on ([`ledger::ClientClaims`]); a page that gets it
+/// does not reconnect (its client id is in use elsewhere).
+pub const CLIENT_REPLACED_CLOSE: u16 = 4409;
+
+/// The close reason with [`CLIENT_REPLACED_CLOSE`].
+pub const CLIENT_REPLACED_REASON: &str = "client_replaced";
+
 /// A session id: a positive integer, assigned from 1 upwards and never reused while the relay
 /// runs.
 pub type SessionId = u64;
@@ -229,6 +238,8 @@ pub struct Session {
     flush_epoch: Arc<AtomicU64>,
     /// How far each page's numbered input reached the program ([`ledger`]).
     inputs: pty::SharedLedger,
+    /// Which page connection numbers each client's input now.
+    claims: ledger::ClientClaims,
     /// What crossed the PTY (see [`Session::input_settled`]).
     traffic: Arc<pty::Traffic>,
     /// Output bytes handed to the emulator's queue and the pages ([`Session::forward`]).
@@ -446,6 +457,7 @@ impl Session {
             input: pty.input,
             flush_epoch: pty.flush_epoch,
             inputs: pty.inputs,
+            claims: ledger::ClientClaims::default(),
             traffic: pty.traffic,
             forwarded: AtomicU64::new(0),
             killer: std::sync::Mutex::new(pty.killer),
@@ -592,6 +604,23 @@ impl Session {
         let known = l.get(client);
         l.register(client);
         known
+    }
+
+    /// Makes the page connection of `queue` the one whose binary frames are `client`'s
+    /// numbered input; one that was is closed with [`CLIENT_REPLACED_CLOSE`] and its input no
+    /// longer taken ([`ledger::ClientClaims::claim`]). Claim before asking
+    /// [`Session::input_offset`], and give it back with [`Session::release_client`].
+    pub fn claim_client(
+        &self,
+        client: ledger::ClientId,
+        queue: &Arc<ClientQueue>,
+    ) -> ledger::ClientClaim {
+        self.claims.claim(client, queue)
+    }
+
+    /// Lets go of `claim` as its page connection ends.
+    pub fn release_client(&self, claim: &ledger::ClientClaim) {
+        self.claims.release(claim);
     }
 
     /// Whether all input written so far has been taken and answered, so that the screen shows

@@ -522,3 +522,146 @@ async fn numbered_input_is_told_on_attach_and_a_resend_runs_once() {
         assert_eq!(page.wait_close().await.0, 4400);
     }
 }
+
+/// Opens `/ws{query}` as a page on the relay's origin with its token.
+async fn open(relay: &Relay, query: &str) -> crate::support::Page {
+    connect(relay.port, query, Some(&relay.token), Some(&relay.origin()))
+        .await
+        .unwrap()
+}
+
+/// A raw websocket client (not relay.js) that misuses numbered input cannot make a key run
+/// twice, stick its count or have its input skipped as another's (broker-api.md, `input`).
+#[tokio::test]
+async fn numbered_input_from_a_misbehaving_page() {
+    let relay = Relay::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ran");
+    let ran = |c: &str| format!("printf {c} >> {}\r", file.display());
+    const CLIENT: &str = "00000000feedf00d";
+    /// JavaScript's Number.MAX_SAFE_INTEGER, the largest offset the relay takes.
+    const MAX: u64 = (1 << 53) - 1;
+
+    // 1. Binary input before the page's `input` message counts from the offset the relay told
+    // (0 when it said null), so a resend from there does not run it twice.
+    let mut page = open(&relay, &format!("?client={CLIENT}")).await;
+    let id = page.expect_text().await["id"].as_u64().unwrap();
+    assert_eq!(
+        page.expect_text().await,
+        json!({"type": "input", "offset": null})
+    );
+    page.expect_attach().await;
+    page.wait_output(b"$ ", WAIT).await;
+    let (a, b, c) = (ran("a"), ran("b"), ran("c"));
+    page.send_input(a.as_bytes()).await;
+    wait_file(&file, "a").await;
+    page.close().await;
+    let mut page = open(&relay, &format!("?session={id}&client={CLIENT}")).await;
+    assert_eq!(
+        page.expect_text().await,
+        json!({"type": "input", "offset": a.len()}),
+        "the input sent before any `input` message was counted from 0"
+    );
+    page.expect_attach().await;
+    page.send_input(b.as_bytes()).await;
+    wait_file(&file, "ab").await;
+    page.send_json(json!({"type": "input", "offset": a.len()}))
+        .await;
+    page.send_input(format!("{b}{c}").as_bytes()).await;
+    wait_file(&file, "abc").await;
+    let mut total = a.len() + b.len() + c.len();
+
+    // 2. An offset JavaScript cannot count exactly is refused with the accepted range; the
+    // numbering goes on where it was.
+    for offset in [u64::MAX, MAX + 1] {
+        page.send_json(json!({"type": "input", "offset": offset}))
+            .await;
+        let err = page.wait_text("error").await;
+        assert_eq!(err["reason"], "bad_message", "{err}");
+        let detail = err["detail"].as_str().unwrap();
+        assert!(detail.contains(&format!("0..={MAX}")), "{err}");
+    }
+    let d = ran("d");
+    page.send_input(d.as_bytes()).await;
+    wait_file(&file, "abcd").await;
+    total += d.len();
+
+    // 5. Bad `input` messages say what an `input` message is.
+    for bad in [
+        json!({"type": "input"}),
+        json!({"type": "input", "offset": "3"}),
+        json!({"type": "input", "offset": -1}),
+        json!({"type": "input", "offset": 1.5}),
+        json!({"type": "input", "offset": null}),
+    ] {
+        page.send_json(bad.clone()).await;
+        let err = page.wait_text("error").await;
+        assert_eq!(err["reason"], "bad_message", "{bad}: {err}");
+        let detail = err["detail"].as_str().unwrap();
+        assert!(
+            detail.contains(&format!(
+                r#"{{"type":"input","offset":<integer 0..={MAX}>}}"#
+            )) && detail.contains("client="),
+            "{bad}: {err}"
+        );
+    }
+    let mut unnumbered = relay.attach(Some(id)).await;
+    unnumbered.expect_attach().await;
+    unnumbered
+        .send_json(json!({"type": "input", "offset": 0}))
+        .await;
+    let err = unnumbered.wait_text("error").await;
+    assert_eq!(err["reason"], "bad_message", "{err}");
+    let detail = err["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&format!("0..={MAX}")) && detail.contains("client="),
+        "{err}"
+    );
+    unnumbered.close().await;
+
+    // 3. A second connection with the same client replaces the first, which is closed with
+    // 4409 and whose input is no longer taken; the second's is not skipped as the first's.
+    let mut second = open(&relay, &format!("?session={id}&client={CLIENT}")).await;
+    assert_eq!(
+        second.expect_text().await,
+        json!({"type": "input", "offset": total})
+    );
+    second.expect_attach().await;
+    page.send_input(ran("x").as_bytes()).await;
+    assert_eq!(
+        page.wait_close().await,
+        (4409, "client_replaced".to_owned())
+    );
+    second
+        .send_json(json!({"type": "input", "offset": total}))
+        .await;
+    second.send_input(ran("e").as_bytes()).await;
+    wait_file(&file, "abcde").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "abcde");
+    second.close().await;
+
+    // 4. `bad_client` says what came (cut short), and a repeated `client` is refused too.
+    let long = "z".repeat(4000);
+    for (query, says) in [
+        ("client=xyz".to_owned(), r#"got "xyz""#.to_owned()),
+        (format!("client={long}"), format!(r#"got "{}"#, &long[..20])),
+        (
+            format!("client={CLIENT}&client={CLIENT}"),
+            "once".to_owned(),
+        ),
+        (format!("client={CLIENT}&client=xyz"), "once".to_owned()),
+    ] {
+        let mut page = open(&relay, &format!("?session={id}&{query}")).await;
+        let err = page.expect_text().await;
+        assert_eq!(err["reason"], "bad_client", "{query}: {err}");
+        let detail = err["detail"].as_str().unwrap();
+        assert!(detail.contains(&says), "{query}: {err}");
+        assert!(
+            detail.len() < 300,
+            "{query}: a detail of {} bytes",
+            detail.len()
+        );
+        assert_eq!(page.wait_close().await.0, 4400, "{query}");
+    }
+}
