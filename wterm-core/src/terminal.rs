@@ -358,8 +358,8 @@ impl Terminal {
                 i += self.parse(rest);
                 continue;
             }
-            let run = vt::printable_ascii_len(rest);
-            if run > 0 {
+            if (0x20..0x7f).contains(&rest[0]) {
+                let run = vt::printable_ascii_len(rest);
                 self.screen.print_ascii(&rest[..run]);
                 i += run;
                 continue;
