@@ -219,7 +219,12 @@ echo "full entry (wterm-wasm/full: the core plus search, plain-text links, the f
 # --low-memory-unused: the core measured 140.0 KB; key chord errors without Debug formatting
 # (core's string escaping left the wasm) 139.0 KB. Budget 140, the issue's; it is enforced: a
 # build over it fails.
-CORE_BUDGET_KB=140
+# Then (issue 23) the emulator's fast paths: CSI sequences of plain parameters read by `feed`
+# without vte (one dispatch for both), plain wide characters written in one step, the one-row
+# scroll without allocation: 139.7 -> 140.4 KB. Natively they cut the instructions per MiB of
+# the bench corpora by 28% (sgr), 19-27% (redraw), 13% (cjk), 7% (yes); the issue asks for
+# more such paths, so the budget is 141 KB, not a way to keep them out.
+CORE_BUDGET_KB=141
 echo "core package (wterm-wasm: wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
 if [ "$core" -gt $((CORE_BUDGET_KB * 1000)) ]; then
   echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure and justify a new budget here" >&2

@@ -122,7 +122,6 @@ impl Perform for Screen {
         }
     }
 
-    #[inline]
     fn execute(&mut self, byte: u8) {
         self.last_print = None;
         // REP repeats a graphic character only when it comes right before REP (ECMA-48
