@@ -14,26 +14,22 @@ pub(crate) const WIDE_CONT: u8 = 2;
 /// First content value naming an interned cluster: values below are Unicode scalar values.
 const CLUSTER_BASE: u32 = 0x11_0000;
 
-/// A [`Style`] as cells store it: 12 bytes that compare as four integers (a `Style` takes 18
-/// and compares field by field). Colors are `tag << 24 | value` (tag 0 default, 1 indexed,
-/// 2 RGB), the SGR attributes one bit each, the link 0 for none.
+/// A [`Style`] as cells store it: three words, no padding, that compare as three integers (a
+/// `Style` takes 18 bytes and compares field by field). Colors are `tag << 24 | value` (tag 0
+/// default, 1 indexed, 2 RGB); `rest` is `link << 8 | attrs`, the SGR attributes one bit each
+/// and the link 0 for none, as a [`HistoryRow`] stores it.
 #[derive(Debug, Clone, Copy, Eq, Default)]
 pub(crate) struct CellStyle {
     fg: u32,
     bg: u32,
-    link: u16,
-    attrs: u8,
+    rest: u32,
 }
 
 impl PartialEq for CellStyle {
     /// Without branches: history packing compares every cell's style with its neighbour's.
     #[inline]
     fn eq(&self, o: &CellStyle) -> bool {
-        (self.fg ^ o.fg)
-            | (self.bg ^ o.bg)
-            | u32::from(self.link ^ o.link)
-            | u32::from(self.attrs ^ o.attrs)
-            == 0
+        (self.fg ^ o.fg) | (self.bg ^ o.bg) | (self.rest ^ o.rest) == 0
     }
 }
 
@@ -67,9 +63,18 @@ impl CellStyle {
     pub const DEFAULT: CellStyle = CellStyle {
         fg: 0,
         bg: 0,
-        link: 0,
-        attrs: 0,
+        rest: 0,
     };
+
+    #[inline]
+    fn link(self) -> u16 {
+        (self.rest >> 8) as u16
+    }
+
+    #[inline]
+    fn attrs(self) -> u8 {
+        self.rest as u8
+    }
 
     #[cfg(test)]
     pub fn pack(s: Style) -> CellStyle {
@@ -88,13 +93,12 @@ impl CellStyle {
         CellStyle {
             fg: pack_color(s.fg),
             bg: pack_color(s.bg),
-            link: s.link.map_or(0, LinkId::get),
-            attrs,
+            rest: u32::from(s.link.map_or(0, LinkId::get)) << 8 | u32::from(attrs),
         }
     }
 
     pub fn unpack(self) -> Style {
-        let on = |bit: u8| self.attrs & bit != 0;
+        let on = |bit: u8| self.attrs() & bit != 0;
         Style {
             fg: unpack_color(self.fg),
             bg: unpack_color(self.bg),
@@ -106,7 +110,7 @@ impl CellStyle {
             blink: on(ATTR_BLINK),
             hidden: on(ATTR_HIDDEN),
             strikethrough: on(ATTR_STRIKETHROUGH),
-            link: LinkId::new(self.link),
+            link: LinkId::new(self.link()),
         }
     }
 
@@ -121,14 +125,14 @@ impl CellStyle {
 
     #[inline]
     pub fn set_link(&mut self, link: Option<LinkId>) {
-        self.link = link.map_or(0, LinkId::get);
+        self.rest = u32::from(link.map_or(0, LinkId::get)) << 8 | u32::from(self.attrs());
     }
 
     /// SGR 0: default colors and attributes; the link stays (OSC 8 owns it).
     #[inline]
     pub fn reset_sgr(&mut self) {
         *self = CellStyle {
-            link: self.link,
+            rest: self.rest & !0xff,
             ..CellStyle::DEFAULT
         };
     }
@@ -137,9 +141,9 @@ impl CellStyle {
     #[inline]
     pub fn set_attrs(&mut self, bits: u8, on: bool) {
         if on {
-            self.attrs |= bits;
+            self.rest |= u32::from(bits);
         } else {
-            self.attrs &= !bits;
+            self.rest &= !u32::from(bits);
         }
     }
 
@@ -334,7 +338,7 @@ impl HistoryRow {
                     i as u32,
                     style.fg,
                     style.bg,
-                    u32::from(style.link) << 8 | u32::from(style.attrs),
+                    style.rest,
                 ]);
             }
         }
@@ -393,8 +397,7 @@ impl HistoryRow {
                     style = CellStyle {
                         fg,
                         bg,
-                        link: (rest >> 8) as u16,
-                        attrs: rest as u8,
+                        rest,
                     };
                     changes.next();
                 }
