@@ -334,12 +334,7 @@ impl HistoryRow {
         for (i, c) in used.iter().enumerate() {
             if c.style != style {
                 style = c.style;
-                words.extend_from_slice(&[
-                    i as u32,
-                    style.fg,
-                    style.bg,
-                    style.rest,
-                ]);
+                words.extend_from_slice(&[i as u32, style.fg, style.bg, style.rest]);
             }
         }
         self.cells = used.len() as u16;
@@ -394,11 +389,7 @@ impl HistoryRow {
         for (i, &w) in cells.iter().enumerate() {
             if let Some(&&[col, fg, bg, rest]) = changes.peek() {
                 if col as usize == i {
-                    style = CellStyle {
-                        fg,
-                        bg,
-                        rest,
-                    };
+                    style = CellStyle { fg, bg, rest };
                     changes.next();
                 }
             }

@@ -1182,6 +1182,16 @@ impl SnapshotWriter<'_> {
                 self.out
                     .extend_from_slice(format!("\x1b[{back}Z").as_bytes());
             }
+        } else if b.col < col_base {
+            // Left of the left margin under DECOM (CBT ignores the margin, as xterm), where no
+            // CUP reaches: from the margin, CBT (at most one step per column) to column 0, then
+            // CUF, which only the right margin stops.
+            self.out
+                .extend_from_slice(format!("\x1b[{r};1H\x1b[{col_base}Z").as_bytes());
+            if b.col > 0 {
+                self.out
+                    .extend_from_slice(format!("\x1b[{}C", b.col).as_bytes());
+            }
         } else {
             self.out.extend_from_slice(
                 format!("\x1b[{r};{}H", b.col.saturating_sub(col_base) + 1).as_bytes(),

@@ -227,6 +227,23 @@ fn rebuilt(t: &mut Terminal) -> Terminal {
 }
 
 #[test]
+fn snapshot_keeps_a_cursor_left_of_the_left_margin_under_origin_mode() {
+    // Found by the fuzz target: CBT ignores the left margin (xterm; lr_margins.txt), so under
+    // DECOM the cursor can sit left of it, where no CUP under DECOM reaches; the snapshot put
+    // it on the margin.
+    for input in [
+        &b"\x1b[?6h\x1b[?69h\x1b[3;7s\x1b[1;5H\x1b[3Z"[..],
+        b"\x1b[?6h\x1b[?69h\x1b[3;7s\x1b[2;5H\x1b[Z\x1b[C",
+    ] {
+        let mut t = term(4, 10);
+        t.feed(input);
+        let r = rebuilt(&mut t);
+        assert_eq!(r.cursor(), t.cursor(), "{input:?}");
+        assert_eq!(r.modes(), t.modes(), "{input:?}");
+    }
+}
+
+#[test]
 fn snapshot_rebuilds_screen_history_cursor_and_modes() {
     let mut t = term(4, 12);
     for i in 0..9 {
