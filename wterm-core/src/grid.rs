@@ -411,7 +411,14 @@ impl HistoryRow {
 pub(crate) struct Clusters {
     texts: Vec<Box<str>>,
     index: HashMap<Box<str>, u32>,
+    /// Recent extensions, `(content, added character, content of both)`, in
+    /// [`EXTENSION_CACHE_SLOTS`] slots (empty until first used): the same emoji sequences and
+    /// marks recur, and a hit skips hashing the cluster's text.
+    recent: Vec<(u32, u32, u32)>,
 }
+
+/// Slots of [`Clusters`]' cache of recent extensions (12 bytes each).
+const EXTENSION_CACHE_SLOTS: usize = 256;
 
 impl Clusters {
     /// The content value for `text`: a scalar value when it is one character, else an interned
@@ -448,6 +455,26 @@ impl Clusters {
                 .chars()
                 .next_back()
         }
+    }
+
+    /// The content value for `text`, which is `content`'s text followed by `c`: as
+    /// [`Self::intern`], answered from the cache of recent extensions when it can be.
+    pub fn extend(&mut self, content: u32, c: char, text: &str) -> Option<u32> {
+        if self.recent.is_empty() {
+            self.recent = vec![(u32::MAX, 0, 0); EXTENSION_CACHE_SLOTS];
+        }
+        let c = c as u32;
+        // Multiplicative hashing of both halves; any mix works, the key is checked whole.
+        let slot = ((content.wrapping_mul(0x9e37_79b1) ^ c).wrapping_mul(0x85eb_ca6b) >> 24)
+            as usize
+            % EXTENSION_CACHE_SLOTS;
+        let (base, added, joined) = self.recent[slot];
+        if base == content && added == c {
+            return Some(joined);
+        }
+        let joined = self.intern(text)?;
+        self.recent[slot] = (content, c, joined);
+        Some(joined)
     }
 
     /// Appends the text of `content` to `out`.
@@ -505,6 +532,28 @@ mod tests {
         assert_eq!(CellStyle::pack(Style::default()), CellStyle::DEFAULT);
         // Indexed 0 and the default color stay distinct.
         assert_ne!(CellStyle::pack(styles[1]).background(), CellStyle::DEFAULT);
+    }
+
+    #[test]
+    fn cluster_extensions_from_the_cache_match_interning() {
+        // More pairs than slots, so slots are shared and overwritten; each answer must still be
+        // the content of the whole text.
+        let mut t = Clusters::default();
+        for round in 0..2 {
+            for base in ['a', 'e', '👩', '🇫', '中'] {
+                for k in 0..200u32 {
+                    let mark = char::from_u32(0x300 + k % 0x70).unwrap();
+                    let base_text = format!("{base}\u{200d}{}", k / 0x70);
+                    let content = t.intern(&base_text).unwrap();
+                    let text = format!("{base_text}{mark}");
+                    let got = t.extend(content, mark, &text);
+                    assert_eq!(got, t.intern(&text), "round {round} {text:?}");
+                    let mut back = String::new();
+                    t.push_text(got.unwrap(), &mut back);
+                    assert_eq!(back, text);
+                }
+            }
+        }
     }
 
     #[test]

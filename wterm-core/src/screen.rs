@@ -187,6 +187,8 @@ pub(crate) struct Screen {
     pub last_print: Option<(u16, u16)>,
     /// The last printed graphic character and its width, for REP.
     pub last_char: Option<(u32, u8)>,
+    /// Scratch text for `join`, kept so that joining allocates nothing.
+    join_text: String,
     pub title: Option<String>,
     pub cwd: Option<String>,
     /// What OSC 10/11/12 queries are answered with; set by the adapter, kept by RIS.
@@ -251,6 +253,7 @@ impl Screen {
             link_index: HashMap::new(),
             last_print: None,
             last_char: None,
+            join_text: String::new(),
             title: None,
             cwd: None,
             dynamic_colors: DynamicColors::DEFAULT,
@@ -396,6 +399,15 @@ impl Screen {
     /// Extends the cell at `at` with `c` when `c` continues its grapheme cluster; widens it to
     /// two columns for VS16 after an emoji-capable narrow character and for a flag.
     fn join(&mut self, at: (u16, u16), c: char) -> bool {
+        let mut text = core::mem::take(&mut self.join_text);
+        text.clear();
+        let joined = self.join_with(at, c, &mut text);
+        self.join_text = text;
+        joined
+    }
+
+    /// [`Self::join`] with `text`, empty, to build the cluster's text in.
+    fn join_with(&mut self, at: (u16, u16), c: char, text: &mut String) -> bool {
         let (row, col) = at;
         let cols = self.size.cols;
         let Some(cell) = self
@@ -410,9 +422,8 @@ impl Screen {
         if char::from_u32(cell.content).is_some_and(|last| !unicode::may_continue(last, c)) {
             return false;
         }
-        let mut text = String::new();
-        self.clusters.push_text(cell.content, &mut text);
-        if !unicode::continues_cluster(&text, c) {
+        self.clusters.push_text(cell.content, text);
+        if !unicode::continues_cluster(text, c) {
             return false;
         }
         let widen = cell.flags & WIDE == 0 && unicode::widens(&text, c);
@@ -424,7 +435,7 @@ impl Screen {
         }
         let autowrap = self.modes.autowrap;
         text.push(c);
-        let Some(content) = self.clusters.intern(&text) else {
+        let Some(content) = self.clusters.extend(cell.content, c, text) else {
             return true;
         };
         let buf = self.buf_mut();
