@@ -158,30 +158,60 @@ impl CellStyle {
     }
 }
 
-/// One cell of the grid. `content` is a Unicode scalar value, or `CLUSTER_BASE + n` for the
-/// n-th interned grapheme cluster; a blank cell holds a space.
+/// One cell of the grid, 16 bytes: its content and wide flags in one word, as a [`HistoryRow`]
+/// keeps them, then its style. The content is a Unicode scalar value, or `CLUSTER_BASE + n`
+/// for the n-th interned grapheme cluster; a blank cell holds a space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cell {
-    pub content: u32,
+    /// `content | flags << HISTORY_FLAG_SHIFT`.
+    word: u32,
     pub style: CellStyle,
-    pub flags: u8,
 }
 
+/// The content bits of a cell word.
+const CONTENT_MASK: u32 = (1 << HISTORY_FLAG_SHIFT) - 1;
+
 impl Cell {
+    /// A cell holding `content` (below `CLUSTER_BASE + MAX_CLUSTERS`) with `flags` ([`WIDE`],
+    /// [`WIDE_CONT`] or 0).
+    #[inline]
+    pub const fn new(content: u32, style: CellStyle, flags: u8) -> Cell {
+        Cell {
+            word: content | (flags as u32) << HISTORY_FLAG_SHIFT,
+            style,
+        }
+    }
+
+    #[inline]
+    pub const fn content(&self) -> u32 {
+        self.word & CONTENT_MASK
+    }
+
+    #[inline]
+    pub const fn flags(&self) -> u8 {
+        (self.word >> HISTORY_FLAG_SHIFT) as u8
+    }
+
+    #[inline]
+    pub fn set_content(&mut self, content: u32) {
+        self.word = content | (self.word & !CONTENT_MASK);
+    }
+
+    #[inline]
+    pub fn set_flags(&mut self, flags: u8) {
+        self.word = (self.word & CONTENT_MASK) | u32::from(flags) << HISTORY_FLAG_SHIFT;
+    }
+
     /// An erased cell: a space in `style` (erasing keeps the background color, ECMA-48 BCE).
     #[inline]
     pub const fn blank(style: CellStyle) -> Cell {
-        Cell {
-            content: b' ' as u32,
-            style,
-            flags: 0,
-        }
+        Cell::new(b' ' as u32, style, 0)
     }
 
     /// A cell that stores nothing worth keeping: a space in the default style.
     #[inline]
     pub fn is_default_blank(&self) -> bool {
-        self.content == b' ' as u32 && self.flags == 0 && self.style == CellStyle::DEFAULT
+        self.word == b' ' as u32 && self.style == CellStyle::DEFAULT
     }
 
     /// A space whose style is a background color at most: what erasing leaves ([`Cell::blank`]
@@ -189,7 +219,7 @@ impl Cell {
     /// trims erased cells (they hold no content there) and keeps typed spaces.
     #[inline]
     pub fn is_erased(&self) -> bool {
-        self.content == b' ' as u32 && self.flags == 0 && self.style == self.style.background()
+        self.word == b' ' as u32 && self.style == self.style.background()
     }
 }
 
@@ -272,8 +302,8 @@ const HISTORY_FLAG_SHIFT: u32 = 30;
 const _: () = assert!(CLUSTER_BASE as usize + MAX_CLUSTERS < 1 << HISTORY_FLAG_SHIFT);
 
 /// A row kept in history, packed in one allocation: 4 bytes per cell (content and wide flags)
-/// instead of a [`Cell`]'s 20, then 4 words per change of style along the row. Output that
-/// scrolls into history is written once and rarely read, so this keeps history about 5x
+/// instead of a [`Cell`]'s 16, then 4 words per change of style along the row. Output that
+/// scrolls into history is written once and rarely read, so this keeps history about 4x
 /// smaller for typical output and the copy that scrolling costs short.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HistoryRow {
@@ -326,10 +356,7 @@ impl HistoryRow {
         }
         words.clear();
         // Two plain passes (each compiles to a tight loop) rather than one that does both.
-        words.extend(
-            used.iter()
-                .map(|c| c.content | u32::from(c.flags) << HISTORY_FLAG_SHIFT),
-        );
+        words.extend(used.iter().map(|c| c.word));
         let mut style = CellStyle::DEFAULT;
         for (i, c) in used.iter().enumerate() {
             if c.style != style {
@@ -394,11 +421,7 @@ impl HistoryRow {
                 }
             }
             let content = w & ((1 << HISTORY_FLAG_SHIFT) - 1);
-            out.push(Cell {
-                content,
-                style,
-                flags: (w >> HISTORY_FLAG_SHIFT) as u8,
-            });
+            out.push(Cell::new(content, style, (w >> HISTORY_FLAG_SHIFT) as u8));
         }
     }
 }
@@ -563,26 +586,10 @@ mod tests {
             ..Style::default()
         });
         let mut row = Row::new(6, CellStyle::DEFAULT);
-        row.cells[0] = Cell {
-            content: 'a' as u32,
-            style: red,
-            flags: 0,
-        };
-        row.cells[1] = Cell {
-            content: 0x4e2d,
-            style: red,
-            flags: WIDE,
-        };
-        row.cells[2] = Cell {
-            content: ' ' as u32,
-            style: red,
-            flags: WIDE_CONT,
-        };
-        row.cells[3] = Cell {
-            content: CLUSTER_BASE + 3,
-            style: CellStyle::DEFAULT,
-            flags: 0,
-        };
+        row.cells[0] = Cell::new('a' as u32, red, 0);
+        row.cells[1] = Cell::new(0x4e2d, red, WIDE);
+        row.cells[2] = Cell::new(' ' as u32, red, WIDE_CONT);
+        row.cells[3] = Cell::new(CLUSTER_BASE + 3, CellStyle::DEFAULT, 0);
         row.touch(4);
         row.wrapped = true;
         let back = HistoryRow::pack(&row, None).unpack();

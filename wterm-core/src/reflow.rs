@@ -149,7 +149,7 @@ impl Rewrap {
         let mut cells = core::mem::take(&mut self.row);
         cells.clear();
         cells.extend_from_slice(&row.cells[..row.cells.len().min(cols)]);
-        if cells.len() == cols && cells[cols - 1].flags & WIDE != 0 {
+        if cells.len() == cols && cells[cols - 1].flags() & WIDE != 0 {
             cells[cols - 1] = Cell::blank(cells[cols - 1].style);
         }
         let at = self.out.len();
@@ -210,8 +210,8 @@ impl Rewrap {
         let mut i = 0;
         while i < line.len() {
             let c = line[i];
-            let pair =
-                c.flags & WIDE != 0 && line.get(i + 1).is_some_and(|n| n.flags & WIDE_CONT != 0);
+            let pair = c.flags() & WIDE != 0
+                && line.get(i + 1).is_some_and(|n| n.flags() & WIDE_CONT != 0);
             let w = if pair { 2 } else { 1 };
             if row.len() + w > cols {
                 if row.len() < cols {
@@ -226,7 +226,7 @@ impl Rewrap {
                 row.extend_from_slice(&line[i..i + 2]);
             } else {
                 // A half without its other half (never made by printing) becomes narrow.
-                row.push(Cell { flags: 0, ..c });
+                row.push(Cell::new(c.content(), c.style, 0));
             }
             i += w;
         }
@@ -347,7 +347,7 @@ impl Screen {
                 screen
                     .get(i - h)
                     .and_then(|r| r.cells.first())
-                    .map_or(0, |c| c.flags)
+                    .map_or(0, |c| c.flags())
             }
         };
         for i in 0..total {

@@ -215,7 +215,7 @@ pub(crate) struct Screen {
 /// Blanks a wide character whose halves lie on both sides of the boundary before `col`.
 #[inline]
 fn split_wide(cells: &mut [Cell], col: usize) {
-    if col > 0 && col < cells.len() && cells[col].flags & WIDE_CONT != 0 {
+    if col > 0 && col < cells.len() && cells[col].flags() & WIDE_CONT != 0 {
         cells[col - 1] = Cell::blank(cells[col - 1].style);
         cells[col] = Cell::blank(cells[col].style);
     }
@@ -345,7 +345,7 @@ impl Screen {
                     .cells
                     .get(usize::from(col))
             })
-            .is_some_and(|cell| self.clusters.last_char(cell.content) == Some(unicode::ZWJ))
+            .is_some_and(|cell| self.clusters.last_char(cell.content()) == Some(unicode::ZWJ))
     }
 
     /// Writes the two-column character `c` at the cursor as [`Self::put_slow`] would, when that
@@ -375,20 +375,12 @@ impl Screen {
         let Some(cells) = r.cells.get_mut(at..at + 3) else {
             return false;
         };
-        if cells[0].flags | cells[1].flags | (cells[2].flags & WIDE_CONT) != 0 {
+        if cells[0].flags() | cells[1].flags() | (cells[2].flags() & WIDE_CONT) != 0 {
             return false;
         }
         let content = c as u32;
-        cells[0] = Cell {
-            content,
-            style: pen,
-            flags: WIDE,
-        };
-        cells[1] = Cell {
-            content: b' ' as u32,
-            style: pen,
-            flags: WIDE_CONT,
-        };
+        cells[0] = Cell::new(content, pen, WIDE);
+        cells[1] = Cell::new(b' ' as u32, pen, WIDE_CONT);
         r.touch(at + 2);
         buf.col = col + 2;
         self.last_print = Some((row, col));
@@ -419,14 +411,14 @@ impl Screen {
         else {
             return false;
         };
-        if char::from_u32(cell.content).is_some_and(|last| !unicode::may_continue(last, c)) {
+        if char::from_u32(cell.content()).is_some_and(|last| !unicode::may_continue(last, c)) {
             return false;
         }
-        self.clusters.push_text(cell.content, text);
+        self.clusters.push_text(cell.content(), text);
         if !unicode::continues_cluster(text, c) {
             return false;
         }
-        let widen = cell.flags & WIDE == 0 && unicode::widens(&text, c);
+        let widen = cell.flags() & WIDE == 0 && unicode::widens(text, c);
         if widen && (col + 1 >= cols || self.buf().pending_wrap) {
             // No room to widen (the last column): VS16 is dropped and a second regional
             // indicator starts its own cell, so no narrow cell holds a cluster that would widen
@@ -435,26 +427,23 @@ impl Screen {
         }
         let autowrap = self.modes.autowrap;
         text.push(c);
-        let Some(content) = self.clusters.extend(cell.content, c, text) else {
+        let Some(content) = self.clusters.extend(cell.content(), c, text) else {
             return true;
         };
         let buf = self.buf_mut();
-        buf.rows[usize::from(row)].cells[usize::from(col)].content = content;
+        buf.rows[usize::from(row)].cells[usize::from(col)].set_content(content);
         if widen && col + 1 < cols && !buf.pending_wrap {
             let r = &mut buf.rows[usize::from(row)];
             r.touch(usize::from(col) + 3);
             // The neighbour's own wide pair must not be left half.
-            if r.cells[usize::from(col) + 1].flags & WIDE != 0
+            if r.cells[usize::from(col) + 1].flags() & WIDE != 0
                 && usize::from(col) + 2 < r.cells.len()
             {
                 r.cells[usize::from(col) + 2] = Cell::blank(r.cells[usize::from(col) + 2].style);
             }
-            r.cells[usize::from(col)].flags |= WIDE;
-            r.cells[usize::from(col) + 1] = Cell {
-                content: b' ' as u32,
-                style: cell.style,
-                flags: WIDE_CONT,
-            };
+            let wide = r.cells[usize::from(col)].flags() | WIDE;
+            r.cells[usize::from(col)].set_flags(wide);
+            r.cells[usize::from(col) + 1] = Cell::new(b' ' as u32, cell.style, WIDE_CONT);
             if buf.row == row && buf.col == col + 1 {
                 if col + 2 >= cols {
                     buf.col = cols - 1;
@@ -521,14 +510,10 @@ impl Screen {
         let mut n = 0;
         for (cell, &content) in cells.iter_mut().zip(run) {
             // Stop before a wide character's half: overwriting it blanks its other half.
-            if cell.flags != 0 {
+            if cell.flags() != 0 {
                 break;
             }
-            *cell = Cell {
-                content: content.into(),
-                style: pen,
-                flags: 0,
-            };
+            *cell = Cell::new(content.into(), pen, 0);
             n += 1;
         }
         if n == 0 {
@@ -605,22 +590,10 @@ impl Screen {
         r.touch(c + usize::from(width));
         let cells = &mut r.cells;
         if width == 2 {
-            cells[c] = Cell {
-                content,
-                style: pen,
-                flags: WIDE,
-            };
-            cells[c + 1] = Cell {
-                content: b' ' as u32,
-                style: pen,
-                flags: WIDE_CONT,
-            };
+            cells[c] = Cell::new(content, pen, WIDE);
+            cells[c + 1] = Cell::new(b' ' as u32, pen, WIDE_CONT);
         } else {
-            cells[c] = Cell {
-                content,
-                style: pen,
-                flags: 0,
-            };
+            cells[c] = Cell::new(content, pen, 0);
         }
         self.last_print = Some((row, col));
         self.last_char = Some((content, width));
@@ -1239,10 +1212,10 @@ impl Screen {
             cells[len - n..].fill(Cell::blank(style));
         }
         // A wide pair cut at either end of the moved block goes blank.
-        if cells[0].flags & WIDE_CONT != 0 {
+        if cells[0].flags() & WIDE_CONT != 0 {
             cells[0] = Cell::blank(style);
         }
-        if cells[len - 1].flags & WIDE != 0 {
+        if cells[len - 1].flags() & WIDE != 0 {
             cells[len - 1] = Cell::blank(style);
         }
     }
@@ -1307,11 +1280,8 @@ impl Screen {
         let cols = self.size.cols;
         for r in self.buf_mut().rows.iter_mut() {
             r.reset(cols, CellStyle::DEFAULT);
-            r.cells.fill(Cell {
-                content: u32::from(b'E'),
-                style: CellStyle::DEFAULT,
-                flags: 0,
-            });
+            r.cells
+                .fill(Cell::new(u32::from(b'E'), CellStyle::DEFAULT, 0));
             r.touch(usize::from(cols));
         }
         self.top = 0;
@@ -1471,7 +1441,7 @@ impl Screen {
                 for r in buf.rows.iter_mut() {
                     r.set_len(usize::from(size.cols));
                     if let Some(last) = r.cells.last_mut() {
-                        if last.flags & WIDE != 0 {
+                        if last.flags() & WIDE != 0 {
                             *last = Cell::blank(last.style);
                         }
                     }

@@ -283,7 +283,7 @@ impl Terminal {
     fn visit_row(&self, i: usize, f: &mut dyn FnMut(u32, u8)) -> Option<bool> {
         let s = &self.screen;
         let screen_row = |r: &Row, f: &mut dyn FnMut(u32, u8)| {
-            r.cells.iter().for_each(|c| f(c.content, c.flags));
+            r.cells.iter().for_each(|c| f(c.content(), c.flags()));
             r.wrapped
         };
         if s.alt_active {

@@ -722,17 +722,17 @@ impl Terminal {
                 .get(col)
                 .copied()
                 .unwrap_or(crate::grid::Cell::blank(CellStyle::DEFAULT));
-            if cell.flags & WIDE_CONT != 0 {
+            if cell.flags() & WIDE_CONT != 0 {
                 if let Some(run) = cur.as_mut() {
                     run.cols += 1;
                 }
                 continue;
             }
             // A wide cell cut by the right edge (history from a wider screen) draws narrow.
-            let wide = cell.flags & WIDE != 0 && col + 1 < cols;
+            let wide = cell.flags() & WIDE != 0 && col + 1 < cols;
             match cur.as_mut() {
                 Some(run) if cur_style == cell.style && !wide && !run.wide => {
-                    clusters.push_text(cell.content, &mut run.text);
+                    clusters.push_text(cell.content(), &mut run.text);
                     run.cols += 1;
                 }
                 _ => {
@@ -740,7 +740,7 @@ impl Terminal {
                         out.push(run);
                     }
                     let mut text = String::new();
-                    clusters.push_text(cell.content, &mut text);
+                    clusters.push_text(cell.content(), &mut text);
                     cur_style = cell.style;
                     cur = Some(StyledRun {
                         text,
@@ -766,12 +766,12 @@ impl Terminal {
             .get(usize::from(row))?
             .cells
             .get(usize::from(col))?;
-        if cell.flags & WIDE_CONT != 0 {
+        if cell.flags() & WIDE_CONT != 0 {
             return None;
         }
         let mut text = String::new();
-        if cell.content != u32::from(b' ') {
-            self.screen.clusters.push_text(cell.content, &mut text);
+        if cell.content() != u32::from(b' ') {
+            self.screen.clusters.push_text(cell.content(), &mut text);
         }
         Some((text, cell.style.unpack()))
     }
@@ -783,8 +783,8 @@ impl Terminal {
         let mut text = String::with_capacity(cols);
         let n = row.cells.len().min(cols);
         for cell in &row.cells[..n] {
-            if cell.flags & WIDE_CONT == 0 {
-                self.screen.clusters.push_text(cell.content, &mut text);
+            if cell.flags() & WIDE_CONT == 0 {
+                self.screen.clusters.push_text(cell.content(), &mut text);
             }
         }
         if row.wrapped {
@@ -807,15 +807,20 @@ impl Terminal {
         let cols = usize::from(self.size().cols);
         let row = &b.rows[usize::from(b.row)];
         let mut at = usize::from(b.col);
-        if at > 0 && row.cells.get(at).is_some_and(|c| c.flags & WIDE_CONT != 0) {
+        if at > 0
+            && row
+                .cells
+                .get(at)
+                .is_some_and(|c| c.flags() & WIDE_CONT != 0)
+        {
             at -= 1;
         }
         let mut text = String::with_capacity(cols);
         for (i, cell) in row.cells.iter().enumerate().take(cols) {
             if i == at {
                 text.push('\0');
-            } else if cell.flags & WIDE_CONT == 0 {
-                self.screen.clusters.push_text(cell.content, &mut text);
+            } else if cell.flags() & WIDE_CONT == 0 {
+                self.screen.clusters.push_text(cell.content(), &mut text);
             }
         }
         if !row.wrapped {
@@ -1082,10 +1087,10 @@ impl SnapshotWriter<'_> {
         let blank = crate::grid::Cell::blank(CellStyle::DEFAULT);
         for i in 0..n {
             let cell = row.cells.get(i).copied().unwrap_or(blank);
-            if cell.flags & WIDE_CONT != 0 {
+            if cell.flags() & WIDE_CONT != 0 {
                 continue;
             }
-            if cell.flags & WIDE != 0 && i + 1 >= cols {
+            if cell.flags() & WIDE != 0 && i + 1 >= cols {
                 self.set_style(Style::default());
                 self.out.push(b' ');
                 continue;
@@ -1093,7 +1098,7 @@ impl SnapshotWriter<'_> {
             self.set_style(cell.style.unpack());
             let mut text = std::mem::take(&mut self.text);
             text.clear();
-            self.s.clusters.push_text(cell.content, &mut text);
+            self.s.clusters.push_text(cell.content(), &mut text);
             // Cells a program printed apart must not join when printed together (a modifier,
             // indicator or anything after a ZWJ): NUL, a control that does nothing, ends the
             // cluster.
@@ -1163,7 +1168,7 @@ impl SnapshotWriter<'_> {
             // CBT (which keeps it, as xterm), at a tab stop left of there.
             let edge = if b.col <= s.right { s.right } else { cols - 1 };
             let last = usize::from(edge);
-            let at = if cells[last].flags & WIDE_CONT != 0 && last > 0 {
+            let at = if cells[last].flags() & WIDE_CONT != 0 && last > 0 {
                 last - 1
             } else {
                 last
@@ -1173,7 +1178,7 @@ impl SnapshotWriter<'_> {
             );
             self.set_style(cells[at].style.unpack());
             let mut text = String::new();
-            s.clusters.push_text(cells[at].content, &mut text);
+            s.clusters.push_text(cells[at].content(), &mut text);
             self.out.extend_from_slice(text.as_bytes());
             let back = (b.col..edge)
                 .filter(|&c| c == 0 || s.tabs[usize::from(c)])

@@ -11,7 +11,7 @@ use wterm_core::{Size, Terminal};
 use crate::ground::limits::SCROLLBACK_ROWS;
 
 /// The bytes a session of `size` counts against the budget: its terminal full of plain text
-/// ([`Terminal::memory_bound`] with [`SCROLLBACK_ROWS`]). 80x24: about 3.3 MB; 1000x1000: 80 MB.
+/// ([`Terminal::memory_bound`] with [`SCROLLBACK_ROWS`]). 80x24: about 3.3 MB; 1000x1000: 72 MB.
 pub fn cost(size: Size) -> u64 {
     Terminal::memory_bound(size, SCROLLBACK_ROWS)
 }

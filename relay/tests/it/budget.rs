@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::support::{Options, Relay};
 
-/// 1000x1000 counts about 80 MB (screens and 10000 rows of plain history): one fits in 100 MiB,
+/// 1000x1000 counts about 72 MB (screens and 10000 rows of plain history): one fits in 100 MiB,
 /// two do not.
 async fn relay_of(mib: u64) -> Relay {
     Relay::start_with(Options {
