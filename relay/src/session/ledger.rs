@@ -20,7 +20,15 @@ use std::sync::Arc;
 
 use crate::ground::limits::INPUT_CLIENTS_MAX;
 use crate::session::fanout::ClientQueue;
-use crate::session::{CLIENT_REPLACED_CLOSE, CLIENT_REPLACED_REASON};
+
+/// The websocket close code of a page connection that another connection with the same
+/// input client id (`/ws`'s `client`) replaced: 4000 + 409 (conflict). The newer connection
+/// numbers that client's input from then on ([`ClientClaims`]); a page that gets it does not
+/// reconnect (its client id is in use elsewhere).
+pub const CLIENT_REPLACED_CLOSE: u16 = 4409;
+
+/// The close reason with [`CLIENT_REPLACED_CLOSE`].
+pub const CLIENT_REPLACED_REASON: &str = "client_replaced";
 
 /// A page's input client id (the 16 hex digits of its `client`).
 pub type ClientId = u64;

@@ -53,14 +53,7 @@ use pty::Input;
 /// shutdown: 1012 "service restart" (RFC 6455 registry); the page reconnects.
 pub const RELAY_RESTART_CLOSE: u16 = 1012;
 
-/// The websocket close code of a page connection that another connection with the same
-/// input client id (`/ws`'s `client`) replaced: 4000 + 409 (conflict). The newer connection
-/// numbers that client's input from then on ([`ledger::ClientClaims`]); a page that gets it
-/// does not reconnect (its client id is in use elsewhere).
-pub const CLIENT_REPLACED_CLOSE: u16 = 4409;
-
-/// The close reason with [`CLIENT_REPLACED_CLOSE`].
-pub const CLIENT_REPLACED_REASON: &str = "client_replaced";
+pub use ledger::{CLIENT_REPLACED_CLOSE, CLIENT_REPLACED_REASON};
 
 /// A session id: a positive integer, assigned from 1 upwards and never reused while the relay
 /// runs.
