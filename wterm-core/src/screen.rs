@@ -348,23 +348,38 @@ impl Screen {
             .is_some_and(|cell| self.clusters.last_char(cell.content()) == Some(unicode::ZWJ))
     }
 
-    /// Writes the two-column character `c` at the cursor as [`Self::put_slow`] would, when that
-    /// changes nothing else: insert mode off, no wrap pending, both columns left of the edge
-    /// and no wide character under them. Returns false, having written nothing, otherwise.
+    /// What the fast writes (`put_narrow_run`, `put_wide_fast`) write with: the active buffer,
+    /// the column text wraps at from the cursor (the right margin while the cursor is left of
+    /// it, else the last column) and the pen. `None` under insert mode or with a wrap pending,
+    /// which the general path handles.
     #[inline]
-    fn put_wide_fast(&mut self, c: char) -> bool {
-        if self.modes.insert {
-            return false;
-        }
+    fn fast_write_target(&mut self) -> Option<(&mut Buffer, u16, CellStyle)> {
         let (cols, right, pen) = (self.size.cols, self.right, self.pen);
+        if self.modes.insert {
+            return None;
+        }
         let buf = if self.alt_active {
             &mut self.alt
         } else {
             &mut self.main
         };
+        if buf.pending_wrap {
+            return None;
+        }
+        let edge = if buf.col <= right { right } else { cols - 1 };
+        Some((buf, edge, pen))
+    }
+
+    /// Writes the two-column character `c` at the cursor as [`Self::put_slow`] would, when that
+    /// changes nothing else: insert mode off, no wrap pending, both columns left of the edge
+    /// and no wide character under them. Returns false, having written nothing, otherwise.
+    #[inline]
+    fn put_wide_fast(&mut self, c: char) -> bool {
+        let Some((buf, edge, pen)) = self.fast_write_target() else {
+            return false;
+        };
         let (row, col) = (buf.row, buf.col);
-        let edge = if col <= right { right } else { cols - 1 };
-        if buf.pending_wrap || col + 2 > edge {
+        if col + 2 > edge {
             return false;
         }
         let Some(r) = buf.rows.get_mut(usize::from(row)) else {
@@ -484,19 +499,14 @@ impl Screen {
     /// cell under it, insert mode off. Returns its length (0: nothing written).
     #[inline(never)]
     fn put_narrow_run<T: Copy + Into<u32>>(&mut self, run: &[T]) -> usize {
-        if self.modes.insert || run.is_empty() {
+        if run.is_empty() {
             return 0;
         }
-        let (cols, right, pen) = (self.size.cols, self.right, self.pen);
-        let buf = if self.alt_active {
-            &mut self.alt
-        } else {
-            &mut self.main
+        let Some((buf, edge, pen)) = self.fast_write_target() else {
+            return 0;
         };
         let (row, col) = (buf.row, buf.col);
-        // Text wraps at the right margin while the cursor is left of it, else at the edge.
-        let edge = if col <= right { right } else { cols - 1 };
-        if buf.pending_wrap || col >= edge {
+        if col >= edge {
             return 0;
         }
         let Some(r) = buf.rows.get_mut(usize::from(row)) else {
