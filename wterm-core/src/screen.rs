@@ -761,6 +761,16 @@ impl Screen {
         buf.pending_wrap = false;
     }
 
+    /// CR then LF, as two `execute` calls would do them (LNM's extra CR changes nothing after
+    /// a CR): the end of nearly every line of output, taken in one call.
+    #[inline]
+    pub fn carriage_return_linefeed(&mut self) {
+        self.last_print = None;
+        self.last_char = None;
+        self.carriage_return();
+        self.index();
+    }
+
     /// LF, VT, FF: index, plus carriage return under LNM.
     pub fn linefeed(&mut self) {
         if self.modes.newline {
@@ -924,7 +934,13 @@ impl Screen {
         let cols = self.size.cols;
         let alt = self.alt_active;
         let buf = if alt { &mut self.alt } else { &mut self.main };
-        let Some(mut row) = buf.rows.pop_front() else {
+        // Rows move before they are written, never after: a row moved right after its fields
+        // were stored one by one stalls on store forwarding (a third of this function's time).
+        let Some(top) = buf.rows.pop_front() else {
+            return;
+        };
+        buf.rows.push_back(top);
+        let Some(row) = buf.rows.back_mut() else {
             return;
         };
         if !alt {
@@ -932,18 +948,68 @@ impl Screen {
             if self.history_cap == 0 {
                 // No history kept.
             } else if self.history.len() >= self.history_cap {
-                if let Some(mut h) = self.history.pop_front() {
-                    h.repack(&row);
-                    self.history.push_back(h);
+                if let Some(oldest) = self.history.pop_front() {
+                    self.history.push_back(oldest);
+                }
+                if let Some(h) = self.history.back_mut() {
+                    h.repack(row);
                 }
             } else {
-                self.history.push_back(HistoryRow::pack(&row, None));
+                self.history.push_back(HistoryRow::pack(row, None));
             }
         }
         row.reset(cols, style);
-        let buf = if alt { &mut self.alt } else { &mut self.main };
-        buf.rows.push_back(row);
         self.last_print = None;
+    }
+
+    /// Writes whole lines of `bytes` while each is a run of printable ASCII narrower than the
+    /// screen followed by CR LF, with the cursor at the start of the bottom row of a plain
+    /// screen (no margins, insert mode off, ASCII in GL): what a flood like `yes` or `cat` is
+    /// made of. Each line is written and scrolled as [`Self::print_ascii`] and
+    /// [`Self::carriage_return_linefeed`] would, without their per-call checks. Returns the
+    /// bytes taken (0 when the cursor or modes are not so, or the first line is not such).
+    pub fn print_plain_lines(&mut self, bytes: &[u8]) -> usize {
+        let (rows, cols) = (self.size.rows, usize::from(self.size.cols));
+        if self.modes.insert
+            || self.charsets.get(self.gl) != Some(&Charset::Ascii)
+            || self.lr_margins_set()
+            || self.top != 0
+            || self.bottom != rows - 1
+        {
+            return 0;
+        }
+        let buf = self.buf();
+        if buf.pending_wrap || buf.col != 0 || buf.row != rows - 1 {
+            return 0;
+        }
+        let pen = self.pen;
+        let mut i = 0;
+        loop {
+            let rest = &bytes[i..];
+            let n = unicode::printable_ascii_len(rest);
+            // Not into the last column, so no wrap becomes pending.
+            if n >= cols || rest.get(n..n + 2) != Some(b"\r\n") {
+                break;
+            }
+            let Some(row) = self.buf_mut().rows.back_mut() else {
+                break;
+            };
+            let cells = &mut row.cells[..n];
+            // A wide character's half would need its other half blanked: the general path.
+            if cells.iter().any(|c| c.flags() != 0) {
+                break;
+            }
+            for (cell, &b) in cells.iter_mut().zip(&rest[..n]) {
+                *cell = Cell::new(u32::from(b), pen, 0);
+            }
+            row.touch(n);
+            self.scroll_screen_up_one();
+            i += n + 2;
+        }
+        if i > 0 {
+            self.last_char = None;
+        }
+        i
     }
 
     /// SD and RI at the top margin: the region's rows move down `n`; blank rows enter at the top.

@@ -11,7 +11,7 @@ use crate::limits::{
 };
 use crate::modes::{CursorShape, Modes};
 use crate::screen::{Charset, Screen, MOUSE_MODES};
-use crate::vt;
+use crate::{unicode, vt};
 
 /// A terminal size in cells. `rows` and `cols` are counts, at least 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -359,7 +359,7 @@ impl Terminal {
                 continue;
             }
             if (0x20..0x7f).contains(&rest[0]) {
-                let run = vt::printable_ascii_len(rest);
+                let run = unicode::printable_ascii_len(rest);
                 self.screen.print_ascii(&rest[..run]);
                 i += run;
                 continue;
@@ -376,6 +376,11 @@ impl Terminal {
                         }
                     }
                     self.ground = false;
+                }
+                b'\r' if rest.get(1) == Some(&b'\n') => {
+                    self.screen.carriage_return_linefeed();
+                    i += 2;
+                    i += self.screen.print_plain_lines(&bytes[i..]);
                 }
                 b @ 0x00..=0x1f => {
                     vte::Perform::execute(&mut self.screen, b);

@@ -509,6 +509,11 @@ fn assert_same_as_unbatched(input: &[u8]) {
         }
         assert_eq!(t.snapshot(), want, "{input:?} fed as {pieces:?}");
         assert_eq!(
+            t.screen_text(),
+            reference.screen_text(),
+            "{input:?} fed as {pieces:?}"
+        );
+        assert_eq!(
             t.cursor(),
             reference.cursor(),
             "{input:?} fed as {pieces:?}"
@@ -567,6 +572,29 @@ fn feed_matches_vte_dispatch_for_csi_read_in_ground_and_plain_wide_text() {
 }
 
 #[test]
+fn feed_matches_vte_dispatch_for_plain_lines_at_the_bottom() {
+    // After a CR LF at the bottom of a plain screen, `feed` writes whole "text CR LF" lines
+    // itself (`Screen::print_plain_lines`); every way out of that loop must agree with vte.
+    let cases: &[&[u8]] = &[
+        b"\r\n\r\n\r\ny\r\ny\r\ny\r\n\r\nyy\r\ny", // the flood, empty lines, a last partial line
+        b"\n\n\nabcde\r\nabcdef\r\nabcdefg\r\nab\r\n", // 5 fit, 6 reach the last column
+        b"\n\n\nab\r\ncd\rx\r\nef\n\r\ngh\r\n",    // CR alone, LF CR
+        "\n\n\n\u{4e2d}\u{6587}\x1b[3;1H\r\na\r\nc\r\n".as_bytes(), // a wide character under the line
+        b"\n\n\n\x1b[41mab\r\ncd\r\n\x1b[mef\r\n",                  // erase colour, pen
+        b"\n\n\nxyz\x1b[3H\x1b[4h\r\nab\r\ncd\r\n\x1b[4lef\r\n",    // insert mode
+        b"\n\n\n\x1b(0qq\r\nqx\r\n\x1b(Bqq\r\n",                    // DEC graphics
+        b"\x1b[1;3r\x1b[4H\r\nab\r\ncd\r\n\x1b[r\x1b[4Hef\r\n",     // below a scroll region
+        b"\x1b[?69h\x1b[2;5s\x1b[4H\r\nab\r\ncd\r\n",               // left of the left margin
+        b"\x1b[?1049h\n\n\nab\r\ncd\r\nef\r\n\x1b[?1049l",          // the alternate screen
+        b"\n\n\nab\r\n\x1b[bcd\r\nef\x1b[b\r\n",                    // REP after a line
+        b"\x1b[20h\n\n\nab\r\ncd\r\n",                              // LNM
+    ];
+    for input in cases {
+        assert_same_as_unbatched(input);
+    }
+}
+
+#[test]
 fn a_line_feed_at_the_bottom_without_history_scrolls() {
     // The one-row scroll (`Screen::scroll_screen_up_one`) with no history kept.
     let mut t = Terminal::new(Size::new(2, 4), 0);
@@ -615,15 +643,18 @@ fn printable_ascii_runs_end_at_the_first_other_byte() {
             input[at] = b;
             let want = if (0x20..=0x7e).contains(&b) { 17 } else { at };
             assert_eq!(
-                crate::vt::printable_ascii_len(&input),
+                crate::unicode::printable_ascii_len(&input),
                 want,
                 "byte {b:#04x} at {at}"
             );
         }
     }
     // A byte after the first one out of range never hides it (borrows run upward).
-    assert_eq!(crate::vt::printable_ascii_len(b"ab\x00\x7f\xffcdefgh"), 2);
-    assert_eq!(crate::vt::printable_ascii_len(b"abcdefg\x1f"), 7);
+    assert_eq!(
+        crate::unicode::printable_ascii_len(b"ab\x00\x7f\xffcdefgh"),
+        2
+    );
+    assert_eq!(crate::unicode::printable_ascii_len(b"abcdefg\x1f"), 7);
 }
 
 #[test]

@@ -29,32 +29,6 @@ pub(crate) fn incomplete_utf8_suffix(bytes: &[u8]) -> usize {
     0
 }
 
-/// Length of the run of printable ASCII (0x20..=0x7E) at the start of `bytes`, eight bytes at
-/// a time: per byte, "below 0x20" and "above 0x7E" set its top bit; carries and borrows only
-/// reach bytes after the first such byte, so the lowest set bit marks it exactly.
-#[inline]
-pub(crate) fn printable_ascii_len(bytes: &[u8]) -> usize {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const TOPS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let mut words = bytes.chunks_exact(8);
-    let mut len = 0;
-    for w in &mut words {
-        let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        let below = x.wrapping_sub(ONES * 0x20) & !x & TOPS;
-        let above = (x.wrapping_add(ONES) | x) & TOPS;
-        let out = below | above;
-        if out != 0 {
-            return len + (out.trailing_zeros() / 8) as usize;
-        }
-        len += 8;
-    }
-    len + words
-        .remainder()
-        .iter()
-        .position(|b| !(0x20..=0x7e).contains(b))
-        .unwrap_or(words.remainder().len())
-}
-
 /// Reads a CSI sequence whose parameter bytes are only digits and `;`, from the byte after
 /// `ESC [` to its final byte (0x40..=0x7E), as vte would collect it: a missing parameter is 0,
 /// values saturate at 65535, the last parameter is kept even when empty (`CSI m` has one
