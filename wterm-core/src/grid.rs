@@ -355,8 +355,23 @@ impl HistoryRow {
             *words = Vec::with_capacity(used.len());
         }
         words.clear();
-        // Two plain passes (each compiles to a tight loop) rather than one that does both.
+        // Plain passes (each compiles to a tight loop) rather than one that does all.
         words.extend(used.iter().map(|c| c.word));
+        // Most rows are default-styled throughout (`DEFAULT` is all zeros): an OR of every
+        // style, which vectorizes, skips the search for changes (not tried when the first
+        // cell is styled, as in coloured output).
+        const _: () =
+            assert!(CellStyle::DEFAULT.fg | CellStyle::DEFAULT.bg | CellStyle::DEFAULT.rest == 0);
+        let plain = used.first().is_none_or(|c| c.style == CellStyle::DEFAULT)
+            && used
+                .iter()
+                .fold(0, |acc, c| acc | c.style.fg | c.style.bg | c.style.rest)
+                == 0;
+        if plain {
+            self.cells = used.len() as u16;
+            self.wrapped = wrapped;
+            return;
+        }
         let mut style = CellStyle::DEFAULT;
         for (i, c) in used.iter().enumerate() {
             if c.style != style {
@@ -601,5 +616,14 @@ mod tests {
             HistoryRow::pack(&row, Some(spare)).unpack().cells,
             row.cells[..4]
         );
+        // Styled only after a default cell (the styles' OR finds it), and default-styled
+        // throughout into a styled row's allocation (no change words kept from it).
+        row.cells[0] = Cell::new('a' as u32, CellStyle::DEFAULT, 0);
+        let mut kept = HistoryRow::pack(&row, None);
+        assert_eq!(kept.unpack().cells, row.cells[..4]);
+        let plain = Row::from_cells(vec![Cell::new('b' as u32, CellStyle::DEFAULT, 0); 3], false);
+        kept.repack(&plain);
+        assert_eq!(kept, HistoryRow::pack(&plain, None));
+        assert_eq!(kept.unpack().cells, plain.cells);
     }
 }

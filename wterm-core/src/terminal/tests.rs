@@ -565,6 +565,7 @@ fn feed_matches_vte_dispatch_for_csi_read_in_ground_and_plain_wide_text() {
         "中文字\x1b[1;5H漢字abc".as_bytes(),      // wide over wide, at the right edge
         "a\u{200d}中\u{1f469}\u{200d}中x".as_bytes(), // after a ZWJ the character joins
         "ab\x1b[4h中\x1b[4lあ\x1b[1;6H가".as_bytes(), // insert mode, the last column
+        "中文字漢\x1b[1;2H中文字\x1b[2;1Hx中\x1b[1;3H가나".as_bytes(), // runs over wide halves, wrapping
     ];
     for input in cases {
         assert_same_as_unbatched(input);
