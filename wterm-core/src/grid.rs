@@ -383,6 +383,30 @@ impl HistoryRow {
         self.wrapped = wrapped;
     }
 
+    /// Packs, in place, what a row of default blanks holds once the printable ASCII `text`
+    /// (narrower than the row) is written at its start with `pen`, as [`Self::repack`] of that
+    /// row would: trailing spaces are default blanks (trimmed) only when `pen` is the default.
+    pub fn repack_ascii(&mut self, text: &[u8], pen: CellStyle) {
+        let plain = pen == CellStyle::DEFAULT;
+        let n = if plain {
+            text.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1)
+        } else {
+            text.len()
+        };
+        let len = n + if plain || n == 0 { 0 } else { STYLE_WORDS };
+        let words = &mut self.words;
+        if !reusable(words.capacity(), len) {
+            *words = Vec::with_capacity(len);
+        }
+        words.clear();
+        words.extend(text[..n].iter().map(|&b| u32::from(b)));
+        if len > n {
+            words.extend_from_slice(&[0, pen.fg, pen.bg, pen.rest]);
+        }
+        self.cells = n as u16;
+        self.wrapped = false;
+    }
+
     /// A row of no cells that does not wrap; holds no allocation.
     pub const EMPTY: HistoryRow = HistoryRow {
         words: Vec::new(),

@@ -931,15 +931,7 @@ impl Screen {
     /// Keeps `row`'s text in history (main screen only), dropping the oldest row when full.
     fn push_history(&mut self, row: &Row) {
         self.rows_scrolled += 1;
-        if self.history_cap == 0 {
-            return;
-        }
-        let spare = if self.history.len() >= self.history_cap {
-            self.history.pop_front()
-        } else {
-            None
-        };
-        self.history.push_back(HistoryRow::pack(row, spare));
+        push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
     }
 
     /// SU and scrolling at the bottom margin: the region's rows move up `n`; rows leaving the
@@ -998,18 +990,7 @@ impl Screen {
         };
         if !alt {
             self.rows_scrolled += 1;
-            if self.history_cap == 0 {
-                // No history kept.
-            } else if self.history.len() >= self.history_cap {
-                if let Some(oldest) = self.history.pop_front() {
-                    self.history.push_back(oldest);
-                }
-                if let Some(h) = self.history.back_mut() {
-                    h.repack(row);
-                }
-            } else {
-                self.history.push_back(HistoryRow::pack(row, None));
-            }
+            push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
         }
         row.reset(cols, style);
         self.last_print = None;
@@ -1036,17 +1017,35 @@ impl Screen {
             return 0;
         }
         let pen = self.pen;
+        let erase_default = self.erase_style() == CellStyle::DEFAULT;
+        let mut tried_batch = false;
         let mut i = 0;
         loop {
             let rest = &bytes[i..];
+            let Some(mut row) = self.buf_mut().rows.back_mut() else {
+                break;
+            };
             let n = unicode::printable_ascii_len(rest);
             // Not into the last column, so no wrap becomes pending.
             if n >= cols || rest.get(n..n + 2) != Some(b"\r\n") {
                 break;
             }
-            let Some(row) = self.buf_mut().rows.back_mut() else {
-                break;
-            };
+            // From the second line on, the bottom row is default blanks (a scroll just left
+            // it) and every line that leaves the screen can go to history without passing
+            // through it. Tried once, as it counts the lines ahead; not on the first line, so
+            // that output mixing plain lines and others (`ls`) does not pay for the count.
+            if i > 0 && erase_default && row.dirty_end == 0 && !tried_batch {
+                tried_batch = true;
+                let taken = self.print_plain_lines_past_the_screen(rest, pen);
+                if taken > 0 {
+                    i += taken;
+                    break;
+                }
+                let Some(r) = self.buf_mut().rows.back_mut() else {
+                    break;
+                };
+                row = r;
+            }
             let cells = &mut row.cells[..n];
             // A wide character's half would need its other half blanked: the general path.
             if cells.iter().any(|c| c.flags() != 0) {
@@ -1063,6 +1062,74 @@ impl Screen {
             self.last_char = None;
         }
         i
+    }
+
+    /// [`Self::print_plain_lines`] for at least a screenful of lines, with the bottom row all
+    /// default blanks and a default erase style: the rows above the bottom one, then every line
+    /// but the last `rows - 1`, go to history (those lines packed straight from `bytes`); the
+    /// last `rows - 1` lines are written into the rows above the bottom one, which stays blank.
+    /// The same rows, history and count of scrolled rows as a scroll per line. Returns the
+    /// bytes taken (0, having done nothing, for fewer lines).
+    fn print_plain_lines_past_the_screen(&mut self, bytes: &[u8], pen: CellStyle) -> usize {
+        let cols = usize::from(self.size.cols);
+        let keep = usize::from(self.size.rows) - 1;
+        let line_at = |at: usize| {
+            let rest = &bytes[at..];
+            let n = unicode::printable_ascii_len(rest);
+            (n < cols && rest.get(n..n + 2) == Some(b"\r\n")).then_some(n)
+        };
+        let (mut lines, mut end) = (0, 0);
+        while let Some(n) = line_at(end) {
+            lines += 1;
+            end += n + 2;
+        }
+        if lines < keep {
+            return 0;
+        }
+        let gone = lines - keep;
+        let alt = self.alt_active;
+        let buf = if alt { &mut self.alt } else { &mut self.main };
+        let mut at = 0;
+        if !alt {
+            self.rows_scrolled += lines as u64;
+            // Rows pushed only to be dropped again by later ones are not packed at all.
+            let mut skip = (keep + gone).saturating_sub(self.history_cap);
+            for row in buf.rows.iter().take(keep) {
+                if skip > 0 {
+                    skip -= 1;
+                } else {
+                    push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
+                }
+            }
+            for _ in 0..gone {
+                let n = line_at(at).unwrap_or(0);
+                if skip > 0 {
+                    skip -= 1;
+                } else {
+                    let text = &bytes[at..at + n];
+                    push_history_row(&mut self.history, self.history_cap, |h| {
+                        h.repack_ascii(text, pen)
+                    });
+                }
+                at += n + 2;
+            }
+        } else {
+            for _ in 0..gone {
+                at += line_at(at).unwrap_or(0) + 2;
+            }
+        }
+        let cols = self.size.cols;
+        for row in buf.rows.iter_mut().take(keep) {
+            let n = line_at(at).unwrap_or(0);
+            row.reset(cols, CellStyle::DEFAULT);
+            for (cell, &b) in row.cells.iter_mut().zip(&bytes[at..at + n]) {
+                *cell = Cell::new(u32::from(b), pen, 0);
+            }
+            row.touch(n);
+            at += n + 2;
+        }
+        self.last_print = None;
+        end
     }
 
     /// SD and RI at the top margin: the region's rows move down `n`; blank rows enter at the top.
@@ -1722,5 +1789,29 @@ impl Screen {
             _ => return,
         };
         self.modes.cursor_style = CursorStyle { shape, blink };
+    }
+}
+
+/// Pushes a row into `history` (at most `cap` rows) by packing it with `pack` into the slot of
+/// the row it drops when full (rows move before they are written, see
+/// `Screen::scroll_screen_up_one`), or into a new one.
+#[inline]
+fn push_history_row(
+    history: &mut VecDeque<HistoryRow>,
+    cap: usize,
+    pack: impl FnOnce(&mut HistoryRow),
+) {
+    if cap == 0 {
+        return;
+    }
+    if history.len() >= cap {
+        if let Some(oldest) = history.pop_front() {
+            history.push_back(oldest);
+        }
+    } else {
+        history.push_back(HistoryRow::EMPTY);
+    }
+    if let Some(h) = history.back_mut() {
+        pack(h);
     }
 }

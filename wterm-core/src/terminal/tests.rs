@@ -596,6 +596,42 @@ fn feed_matches_vte_dispatch_for_plain_lines_at_the_bottom() {
 }
 
 #[test]
+fn plain_lines_past_the_screen_go_to_history_as_a_scroll_per_line_would() {
+    // At least a screenful of plain lines after the first goes to history without passing
+    // through the screen (`Screen::print_plain_lines_past_the_screen`): same screen, history,
+    // scroll count and cursor as vte's dispatch, for any history capacity.
+    let lines = |text: &str, count: usize| format!("{text}\r\n").repeat(count);
+    let cases = [
+        format!("\n\n\n{}b", lines("a", 12)),
+        format!("x\r\nabcdefgh\r\n\x1b[4H{}", lines("ab  ", 9)), // wrapped rows, spaces
+        format!("\x1b[4H\x1b[31m{}\x1b[m{}", lines("r  ", 7), lines("c", 2)), // a pen, trailing
+        format!("\x1b[4H\x1b[44m{}", lines("bg", 8)),            // erase colour: per line
+        format!("\x1b[?1049h\x1b[4H{}\x1b[?1049l", lines("alt", 9)), // no history
+        format!("\x1b[4H{}{}", lines("ab", 3), lines("abcdef", 2)), // too few, then too long
+        format!(
+            "\x1b[4H{}\x1b[1;5H\u{4e2d}\x1b[4H{}",
+            lines("z", 2),
+            lines("y", 5)
+        ), // wide above
+    ];
+    for input in &cases {
+        assert_same_as_unbatched(input.as_bytes());
+        for cap in [0, 1, 2, 3, 5, 7, 20] {
+            let mut fast = Terminal::new(Size::new(4, 6), cap);
+            let mut reference = Terminal::new(Size::new(4, 6), cap);
+            fast.feed(input.as_bytes());
+            reference.feed_unbatched(input.as_bytes());
+            assert_eq!(fast.snapshot(), reference.snapshot(), "{input:?} cap {cap}");
+            assert_eq!(
+                fast.screen.history, reference.screen.history,
+                "{input:?} cap {cap}"
+            );
+            assert_eq!(fast.cursor(), reference.cursor());
+        }
+    }
+}
+
+#[test]
 fn a_line_feed_at_the_bottom_without_history_scrolls() {
     // The one-row scroll (`Screen::scroll_screen_up_one`) with no history kept.
     let mut t = Terminal::new(Size::new(2, 4), 0);
