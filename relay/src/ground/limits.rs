@@ -423,6 +423,11 @@ pub const HOLDER_SNAPSHOT_AFTER_BYTES: u64 = (HOLDER_RING_BYTES as u64) * 3 / 4;
 /// since the last one.
 pub const HOLDER_SNAPSHOT_INTERVAL: Duration = Duration::from_secs(2);
 
+/// What the relay reads from a holder's socket at once, in bytes: the output frames that
+/// arrived meanwhile (one per 4 KiB PTY read in a flood) come in one `read(2)` and go on to the
+/// session as one chunk. A larger frame (only a hello is) grows the buffer to fit.
+pub const HOLDER_READ_BUFFER_BYTES: usize = 64 * 1024;
+
 /// Largest frame on a holder's socket, in bytes (a snapshot with full history is a few MiB; a
 /// first frame carries a snapshot and [`HOLDER_RING_BYTES`]). A larger length is refused as a
 /// broken or foreign peer.
