@@ -832,7 +832,8 @@ fn holder_read_loop(held: &Held, mut reader: std::fs::File) {
     // SAFETY: gettid(2) has no preconditions.
     held.reader_tid
         .store(unsafe { libc::gettid() }, Ordering::Release);
-    let mut buf = vec![0u8; PTY_READ_CHUNK_BYTES];
+    // The output is read behind room for its frame's header, so the frame goes out as it is.
+    let mut buf = vec![0u8; HEADER_BYTES + PTY_READ_CHUNK_BYTES];
     loop {
         {
             let mut conn = held.conn();
@@ -840,16 +841,19 @@ fn holder_read_loop(held: &Held, mut reader: std::fs::File) {
                 conn = held.wake.wait(conn).unwrap_or_else(|e| e.into_inner());
             }
         }
-        let len = match reader.read(&mut buf) {
+        let len = match reader.read(&mut buf[HEADER_BYTES..]) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
+        let frame = &mut buf[..HEADER_BYTES + len];
+        let Ok(h) = header(OUTPUT, len) else { break };
+        frame[..HEADER_BYTES].copy_from_slice(&h);
         let mut conn = held.conn();
-        held.ring().push(&buf[..len]);
+        held.ring().push(&frame[HEADER_BYTES..]);
         if let Some((_, stream)) = conn.as_mut() {
-            if write_frame(stream, OUTPUT, &[&buf[..len]]).is_err() {
+            if stream.write_all(frame).is_err() {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 *conn = None;
             }
