@@ -63,7 +63,9 @@ use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde::Deserialize;
 use wterm_core::{DynamicColors, Size};
 
-use crate::ground::limits::{CLOSE_HANDSHAKE, INPUT_OFFSET_MAX_BYTES, MAX_WS_MESSAGE_BYTES};
+use crate::ground::limits::{
+    CLOSE_HANDSHAKE, INPUT_OFFSET_MAX_BYTES, MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES,
+};
 use crate::ground::Refusal;
 use crate::guard::checks::origin_allowed;
 use crate::session::fanout::{ClientQueue, Frame, Next};
@@ -190,6 +192,7 @@ pub async fn upgrade(
     let sockets = state.sockets.clone();
     ws.protocols([PROTOCOL])
         .max_message_size(MAX_WS_MESSAGE_BYTES)
+        .read_buffer_size(WS_READ_BUFFER_BYTES)
         .on_upgrade(move |socket| {
             sockets.track_future(async move {
                 if !authed {
@@ -306,8 +309,8 @@ async fn bridge<Si, St>(
 {
     let ending = {
         // Each side is polled only when its own waker fired (a `select!` polls both at every
-        // wake): a poll of the reader clears the websocket's whole read buffer (128 KiB),
-        // which cost a flood that much per output frame sent.
+        // wake): a poll of the reader clears the websocket's whole read buffer
+        // ([`WS_READ_BUFFER_BYTES`]), which cost a flood that much per output frame sent.
         let writer = async {
             write_loop(&mut sink, session, queue).await;
             None
