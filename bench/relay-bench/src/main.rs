@@ -596,6 +596,12 @@ async fn main() {
         "-"
     );
     println!(
+        "{:<34} {:>12} {:>12}",
+        "  relay CPU per MiB, range (ms)",
+        range(&relay_cpu),
+        "-"
+    );
+    println!(
         "{:<34} {:>12.3} {:>12.3} {:>10.2}",
         "echo latency p50 (ms)",
         percentile(&re, 0.5),

@@ -64,6 +64,12 @@ pub const SOCKET_SEND_BUFFER_BYTES: usize = 64 * 1024;
 /// merged up to this size; a single larger chunk (a snapshot) is sent as one frame.
 pub const WS_FRAME_BYTES: usize = 128 * 1024;
 
+/// What the relay reads from a page's websocket at once, in bytes (tungstenite's default is
+/// 128 KiB). A page sends keystrokes; the websocket clears this much of its buffer at every
+/// read, so a keystroke's echo paid for 128 KiB. A larger message (a paste) is read in pieces
+/// of this size.
+pub const WS_READ_BUFFER_BYTES: usize = 16 * 1024;
+
 /// Largest websocket message a page may send, in bytes (the broker's input limit, 256 KiB).
 /// A larger message ends the connection with close code 1009 (message too big).
 pub const MAX_WS_MESSAGE_BYTES: usize = 256 * 1024;
@@ -422,6 +428,11 @@ pub const HOLDER_SNAPSHOT_AFTER_BYTES: u64 = (HOLDER_RING_BYTES as u64) * 3 / 4;
 /// Time after which the relay ships a new snapshot to a session's holder if any output came
 /// since the last one.
 pub const HOLDER_SNAPSHOT_INTERVAL: Duration = Duration::from_secs(2);
+
+/// What the relay reads from a holder's socket at once, in bytes: the output frames that
+/// arrived meanwhile (one per 4 KiB PTY read in a flood) come in one `read(2)` and go on to the
+/// session as one chunk. A larger frame (only a hello is) grows the buffer to fit.
+pub const HOLDER_READ_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Largest frame on a holder's socket, in bytes (a snapshot with full history is a few MiB; a
 /// first frame carries a snapshot and [`HOLDER_RING_BYTES`]). A larger length is refused as a

@@ -57,11 +57,15 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use futures_util::future::Either;
+use futures_util::stream::FuturesUnordered;
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde::Deserialize;
 use wterm_core::{DynamicColors, Size};
 
-use crate::ground::limits::{CLOSE_HANDSHAKE, INPUT_OFFSET_MAX_BYTES, MAX_WS_MESSAGE_BYTES};
+use crate::ground::limits::{
+    CLOSE_HANDSHAKE, INPUT_OFFSET_MAX_BYTES, MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES,
+};
 use crate::ground::Refusal;
 use crate::guard::checks::origin_allowed;
 use crate::session::fanout::{ClientQueue, Frame, Next};
@@ -188,6 +192,7 @@ pub async fn upgrade(
     let sockets = state.sockets.clone();
     ws.protocols([PROTOCOL])
         .max_message_size(MAX_WS_MESSAGE_BYTES)
+        .read_buffer_size(WS_READ_BUFFER_BYTES)
         .on_upgrade(move |socket| {
             sockets.track_future(async move {
                 if !authed {
@@ -303,16 +308,24 @@ async fn bridge<Si, St>(
     St: Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
     let ending = {
-        let writer = write_loop(&mut sink, session, queue);
-        let reader = read_loop(&mut stream, session, queue, numbering);
-        tokio::pin!(writer, reader);
-        tokio::select! {
-            () = &mut writer => {
+        // Each side is polled only when its own waker fired (a `select!` polls both at every
+        // wake): a poll of the reader clears the websocket's whole read buffer
+        // ([`WS_READ_BUFFER_BYTES`]), which cost a flood that much per output frame sent.
+        let writer = async {
+            write_loop(&mut sink, session, queue).await;
+            None
+        };
+        let reader = async { Some(read_loop(&mut stream, session, queue, numbering).await) };
+        let mut sides: FuturesUnordered<_> = [Either::Left(writer), Either::Right(reader)]
+            .into_iter()
+            .collect();
+        match sides.next().await.flatten() {
+            Some(ending) => ending,
+            None => {
                 // Our close frame is out (or the socket broke): wait, bounded, for the page's.
-                let _ = tokio::time::timeout(CLOSE_HANDSHAKE, reader).await;
+                let _ = tokio::time::timeout(CLOSE_HANDSHAKE, sides.next()).await;
                 return;
             }
-            ending = &mut reader => ending,
         }
     };
     match ending {

@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::Instant;
 
-use bytes::Bytes;
+use bytes::BytesMut;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 use wterm_core::Size;
@@ -48,8 +48,8 @@ use crate::ground::shell_integration::{Integration, NotInjected, ShellKind};
 type SessionId = u64;
 use crate::ground::limits::{
     EXIT_DRAIN_MAX, HOLDER_HELLO_TIMEOUT, HOLDER_INPUT_DRAIN_WAIT_MS, HOLDER_MAX_FRAME_BYTES,
-    HOLDER_ORPHAN_GRACE, HOLDER_RING_BYTES, HOLDER_START_TIMEOUT, PTY_INPUT_QUEUE_MESSAGES,
-    PTY_OUTPUT_QUEUE_CHUNKS, PTY_READ_CHUNK_BYTES,
+    HOLDER_ORPHAN_GRACE, HOLDER_READ_BUFFER_BYTES, HOLDER_RING_BYTES, HOLDER_START_TIMEOUT,
+    PTY_INPUT_QUEUE_MESSAGES, PTY_OUTPUT_QUEUE_CHUNKS, PTY_READ_CHUNK_BYTES,
 };
 use crate::ground::program::Program;
 
@@ -150,6 +150,75 @@ fn read_frame(r: &mut impl Read) -> io::Result<Option<(u8, Vec<u8>)>> {
     let mut payload = vec![0u8; len];
     r.read_exact(&mut payload)?;
     Ok(Some((kind, payload)))
+}
+
+/// Frames read through one buffer: each `read(2)` takes as many frames as have arrived (up to
+/// [`HOLDER_READ_BUFFER_BYTES`]), where [`read_frame`] makes two calls per frame. For the
+/// relay's side of a holder's output, which comes as one frame per PTY read (4 KiB in a flood).
+struct FrameReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    /// The bytes read and not yet taken as frames are `buf[start..end]`.
+    start: usize,
+    end: usize,
+}
+
+impl<R: Read> FrameReader<R> {
+    fn new(inner: R) -> Self {
+        FrameReader {
+            inner,
+            buf: vec![0; HOLDER_READ_BUFFER_BYTES],
+            start: 0,
+            end: 0,
+        }
+    }
+
+    /// Bytes read and not yet taken as frames.
+    fn buffered(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// The next frame read in full, without reading: its kind and payload.
+    fn next_read(&mut self) -> io::Result<Option<(u8, &[u8])>> {
+        let Some(h) = self.buf[self.start..self.end].first_chunk::<HEADER_BYTES>() else {
+            return Ok(None);
+        };
+        let (kind, len) = parse_header(*h)?;
+        if self.buffered() < HEADER_BYTES + len {
+            return Ok(None);
+        }
+        let at = self.start + HEADER_BYTES;
+        self.start = at + len;
+        Ok(Some((kind, &self.buf[at..at + len])))
+    }
+
+    /// Reads what has arrived (waiting for something); `Ok(false)` at a clean end of stream
+    /// between frames.
+    fn fill(&mut self) -> io::Result<bool> {
+        // Room at the end: the unread part moves to the front, and the buffer grows for a frame
+        // larger than it.
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        if let Some(h) = self.buf[..self.end].first_chunk::<HEADER_BYTES>() {
+            let whole = HEADER_BYTES + parse_header(*h)?.1;
+            if whole > self.buf.len() {
+                self.buf.resize(whole, 0);
+            }
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) if self.end == 0 => return Ok(false),
+                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
 }
 
 /// The holder's first frame on every connection.
@@ -763,7 +832,8 @@ fn holder_read_loop(held: &Held, mut reader: std::fs::File) {
     // SAFETY: gettid(2) has no preconditions.
     held.reader_tid
         .store(unsafe { libc::gettid() }, Ordering::Release);
-    let mut buf = vec![0u8; PTY_READ_CHUNK_BYTES];
+    // The output is read behind room for its frame's header, so the frame goes out as it is.
+    let mut buf = vec![0u8; HEADER_BYTES + PTY_READ_CHUNK_BYTES];
     loop {
         {
             let mut conn = held.conn();
@@ -771,16 +841,19 @@ fn holder_read_loop(held: &Held, mut reader: std::fs::File) {
                 conn = held.wake.wait(conn).unwrap_or_else(|e| e.into_inner());
             }
         }
-        let len = match reader.read(&mut buf) {
+        let len = match reader.read(&mut buf[HEADER_BYTES..]) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
+        let frame = &mut buf[..HEADER_BYTES + len];
+        let Ok(h) = header(OUTPUT, len) else { break };
+        frame[..HEADER_BYTES].copy_from_slice(&h);
         let mut conn = held.conn();
-        held.ring().push(&buf[..len]);
+        held.ring().push(&frame[HEADER_BYTES..]);
         if let Some((_, stream)) = conn.as_mut() {
-            if write_frame(stream, OUTPUT, &[&buf[..len]]).is_err() {
+            if stream.write_all(frame).is_err() {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 *conn = None;
             }
@@ -1280,7 +1353,7 @@ fn relay_side(
             let _ = tx.send(code);
         }
     }
-    let mut reader = stream.try_clone()?;
+    let reader = stream.try_clone()?;
     let closed = Arc::new(AtomicBool::new(false));
     thread::Builder::new().name(name("read")).spawn({
         let traffic = traffic.clone();
@@ -1291,26 +1364,55 @@ fn relay_side(
             traffic
                 .reader_tid
                 .store(unsafe { libc::gettid() }, Ordering::Release);
-            while let Ok(Some((kind, payload))) = read_frame(&mut reader) {
-                match kind {
-                    OUTPUT => {
-                        traffic
-                            .read
-                            .fetch_add(payload.len() as u64, Ordering::AcqRel);
-                        if out_tx.blocking_send(Bytes::from(payload)).is_err() {
-                            break;
+            // Output frames that arrived together go on as one chunk of at most
+            // PTY_READ_CHUNK_BYTES: one message to the session, not one per PTY read.
+            let mut frames = FrameReader::new(reader);
+            let mut chunk = BytesMut::new();
+            let send = |chunk: &mut BytesMut| {
+                chunk.is_empty() || out_tx.blocking_send(chunk.split().freeze()).is_ok()
+            };
+            'read: while let Ok(true) = frames.fill() {
+                loop {
+                    let room = frames.buffered().min(PTY_READ_CHUNK_BYTES);
+                    let Ok(Some((kind, payload))) = frames.next_read() else {
+                        break;
+                    };
+                    match kind {
+                        OUTPUT => {
+                            // Counted before the thread can sleep (Traffic::reader_tid).
+                            traffic
+                                .read
+                                .fetch_add(payload.len() as u64, Ordering::AcqRel);
+                            if chunk.len() + payload.len() > PTY_READ_CHUNK_BYTES
+                                && !send(&mut chunk)
+                            {
+                                break 'read;
+                            }
+                            if chunk.is_empty() {
+                                chunk.reserve(room);
+                            }
+                            chunk.extend_from_slice(payload);
                         }
-                    }
-                    EXIT if payload.len() == 4 => {
-                        let code =
-                            i32::from_be_bytes([payload[0], payload[1], payload[2], payload[3]]);
-                        if let Some(tx) = exit_tx.take() {
-                            let _ = tx.send(code);
+                        EXIT if payload.len() == 4 => {
+                            let code = i32::from_be_bytes([
+                                payload[0], payload[1], payload[2], payload[3],
+                            ]);
+                            // The output before the exit status goes first.
+                            if !send(&mut chunk) {
+                                break 'read;
+                            }
+                            if let Some(tx) = exit_tx.take() {
+                                let _ = tx.send(code);
+                            }
                         }
+                        _ => break 'read,
                     }
-                    _ => break,
+                }
+                if !send(&mut chunk) {
+                    break;
                 }
             }
+            let _ = send(&mut chunk);
             // The holder went away without an exit status: it was killed, or this relay
             // closed the connection. Dropping `exit_tx` ends the session with -1 once the
             // output is done.
@@ -1439,6 +1541,58 @@ mod tests {
         assert!(read_frame(&mut &huge[..]).is_err());
         // Cut inside a header: an error, not a clean end.
         assert!(read_frame(&mut &buf[..3]).is_err());
+    }
+
+    /// Hands out its bytes a few at a time, as a socket may.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn the_frame_reader_takes_frames_however_the_bytes_arrive() {
+        let big = vec![b'x'; HOLDER_READ_BUFFER_BYTES + 10];
+        let mut wire = Vec::new();
+        write_frame(&mut wire, OUTPUT, &[b"ab"]).unwrap();
+        write_frame(&mut wire, OUTPUT, &[b""]).unwrap();
+        write_frame(&mut wire, OUTPUT, &[&big]).unwrap();
+        write_frame(&mut wire, EXIT, &[&7i32.to_be_bytes()]).unwrap();
+        let want = vec![
+            (OUTPUT, b"ab".to_vec()),
+            (OUTPUT, Vec::new()),
+            (OUTPUT, big.clone()),
+            (EXIT, 7i32.to_be_bytes().to_vec()),
+        ];
+        for step in [1, 3, 4096, usize::MAX] {
+            let mut r = FrameReader::new(Trickle(&wire, step));
+            let mut got = Vec::new();
+            while r.fill().unwrap() {
+                while let Some((kind, payload)) = r.next_read().unwrap() {
+                    got.push((kind, payload.to_vec()));
+                }
+            }
+            assert_eq!(got, want, "read {step} bytes at a time");
+        }
+        // Cut inside a frame: an error, not a clean end.
+        let mut r = FrameReader::new(&wire[..wire.len() - 1]);
+        let mut end = Ok(true);
+        while let Ok(true) = end {
+            while let Ok(Some(_)) = r.next_read() {}
+            end = r.fill();
+        }
+        assert!(end.is_err());
+        // An oversized length is refused.
+        let mut huge = vec![OUTPUT];
+        huge.extend_from_slice(&(HOLDER_MAX_FRAME_BYTES as u32 + 1).to_be_bytes());
+        let mut r = FrameReader::new(&huge[..]);
+        assert!(r.fill().unwrap());
+        assert!(r.next_read().is_err());
     }
 
     #[test]
