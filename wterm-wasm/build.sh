@@ -224,7 +224,12 @@ echo "full entry (wterm-wasm/full: the core plus search, plain-text links, the f
 # scroll without allocation: 139.7 -> 140.4 KB. Natively they cut the instructions per MiB of
 # the bench corpora by 28% (sgr), 19-27% (redraw), 13% (cjk), 7% (yes); the issue asks for
 # more such paths, so the budget is 141 KB, not a way to keep them out.
-CORE_BUDGET_KB=141
+# Then (issue 23, session 16) whole plain lines at the bottom of the screen written and
+# scrolled in one loop, a screenful or more of them sent to history straight from the bytes,
+# and CR LF in one call: 140.4 -> 142.6 KB, for 37% fewer instructions per byte on the `yes`
+# corpus natively (113.4 -> 71.2). A run loop for CJK text was measured (+0.4 KB for 2% on
+# cjk) and left out. Budget 143 KB.
+CORE_BUDGET_KB=143
 echo "core package (wterm-wasm: wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
 if [ "$core" -gt $((CORE_BUDGET_KB * 1000)) ]; then
   echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure and justify a new budget here" >&2

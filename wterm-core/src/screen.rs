@@ -404,58 +404,6 @@ impl Screen {
         true
     }
 
-    /// Writes the run of plain wide characters ([`unicode::is_plain_wide`], all three bytes in
-    /// UTF-8) at the start of `text`, valid UTF-8, as [`Self::print_general`] would one at a
-    /// time, while each fits left of the edge over cells that hold no wide character, with
-    /// insert mode off and no wrap pending. Returns the bytes written (0: none).
-    pub fn print_wide_run(&mut self, text: &[u8]) -> usize {
-        // A plain wide character joins nothing, unless the cell before it ends in ZWJ.
-        if text.len() < 3 || self.last_print_ends_in_zwj() {
-            return 0;
-        }
-        let Some((buf, edge, pen)) = self.fast_write_target() else {
-            return 0;
-        };
-        let (row, start) = (buf.row, buf.col);
-        let Some(r) = buf.rows.get_mut(usize::from(row)) else {
-            return 0;
-        };
-        let mut col = usize::from(start);
-        let edge = usize::from(edge);
-        let mut last = 0;
-        let mut i = 0;
-        while let Some(&[b0, b1, b2]) = text.get(i..i + 3) {
-            // `text` is valid UTF-8: a lead byte 0xE3..=0xED starts a three-byte character.
-            if !(0xe3..=0xed).contains(&b0) {
-                break;
-            }
-            let c = u32::from(b0 & 0x0f) << 12 | u32::from(b1 & 0x3f) << 6 | u32::from(b2 & 0x3f);
-            if !char::from_u32(c).is_some_and(unicode::is_plain_wide) || col + 2 > edge {
-                break;
-            }
-            // `col + 2 <= edge < cols`: the cell after the pair exists.
-            let Some(cells) = r.cells.get_mut(col..col + 3) else {
-                break;
-            };
-            if cells[0].flags() | cells[1].flags() | (cells[2].flags() & WIDE_CONT) != 0 {
-                break;
-            }
-            cells[0] = Cell::new(c, pen, WIDE);
-            cells[1] = Cell::new(b' ' as u32, pen, WIDE_CONT);
-            last = c;
-            col += 2;
-            i += 3;
-        }
-        if i == 0 {
-            return 0;
-        }
-        r.touch(col);
-        buf.col = col as u16;
-        self.last_print = Some((row, col as u16 - 2));
-        self.last_char = Some((last, 2));
-        i
-    }
-
     /// Extends the cell at `at` with `c` when `c` continues its grapheme cluster; widens it to
     /// two columns for VS16 after an emoji-capable narrow character and for a flag.
     fn join(&mut self, at: (u16, u16), c: char) -> bool {
@@ -1002,6 +950,7 @@ impl Screen {
     /// made of. Each line is written and scrolled as [`Self::print_ascii`] and
     /// [`Self::carriage_return_linefeed`] would, without their per-call checks. Returns the
     /// bytes taken (0 when the cursor or modes are not so, or the first line is not such).
+    #[inline(never)]
     pub fn print_plain_lines(&mut self, bytes: &[u8]) -> usize {
         let (rows, cols) = (self.size.rows, usize::from(self.size.cols));
         if self.modes.insert
@@ -1070,6 +1019,7 @@ impl Screen {
     /// last `rows - 1` lines are written into the rows above the bottom one, which stays blank.
     /// The same rows, history and count of scrolled rows as a scroll per line. Returns the
     /// bytes taken (0, having done nothing, for fewer lines).
+    #[inline(never)]
     fn print_plain_lines_past_the_screen(&mut self, bytes: &[u8], pen: CellStyle) -> usize {
         let cols = usize::from(self.size.cols);
         let keep = usize::from(self.size.rows) - 1;

@@ -397,24 +397,10 @@ impl Terminal {
                     match core::str::from_utf8(&rest[..n]) {
                         // As vte's ground state dispatches valid text (`print` of a non-ASCII
                         // character is `print_general`).
-                        Ok(text) => {
-                            let mut at = 0;
-                            while let Some(c) = text[at..].chars().next() {
-                                // CJK text a run at a time.
-                                let wide = self.screen.print_wide_run(&text.as_bytes()[at..]);
-                                if wide > 0 {
-                                    at += wide;
-                                    continue;
-                                }
-                                match c {
-                                    '\u{80}'..='\u{9f}' => {
-                                        vte::Perform::execute(&mut self.screen, c as u8)
-                                    }
-                                    _ => self.screen.print_general(c),
-                                }
-                                at += c.len_utf8();
-                            }
-                        }
+                        Ok(text) => text.chars().for_each(|c| match c {
+                            '\u{80}'..='\u{9f}' => vte::Perform::execute(&mut self.screen, c as u8),
+                            _ => self.screen.print_general(c),
+                        }),
                         Err(_) => {
                             self.parse(&rest[..n]);
                         }
