@@ -349,6 +349,7 @@ impl HistoryRow {
         self.repack_cells(&row.cells[..row.used_len()], row.wrapped);
     }
 
+    #[inline(never)]
     fn repack_cells(&mut self, used: &[Cell], wrapped: bool) {
         let words = &mut self.words;
         if !reusable(words.capacity(), used.len()) {

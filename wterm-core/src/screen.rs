@@ -969,28 +969,41 @@ impl Screen {
         let erase_default = self.erase_style() == CellStyle::DEFAULT;
         let mut tried_batch = false;
         let mut i = 0;
-        while let Some(n) = plain_line(&bytes[i..], cols) {
+        loop {
+            let rest = &bytes[i..];
+            let Some(mut row) = self.buf_mut().rows.back_mut() else {
+                break;
+            };
+            let n = unicode::printable_ascii_len(rest);
+            // Not into the last column, so no wrap becomes pending.
+            if n >= cols || rest.get(n..n + 2) != Some(b"\r\n") {
+                break;
+            }
             // From the second line on, the bottom row is default blanks (a scroll just left
             // it) and every line that leaves the screen can go to history without passing
             // through it. Tried once, as it counts the lines ahead; not on the first line, so
             // that output mixing plain lines and others (`ls`) does not pay for the count.
-            let fresh = self.buf().rows.back().is_some_and(|r| r.dirty_end == 0);
-            if i > 0 && erase_default && fresh && !tried_batch {
+            if i > 0 && erase_default && row.dirty_end == 0 && !tried_batch {
                 tried_batch = true;
-                let taken = self.print_plain_lines_past_the_screen(&bytes[i..], pen);
+                let taken = self.print_plain_lines_past_the_screen(rest, pen);
                 if taken > 0 {
                     i += taken;
                     break;
                 }
+                let Some(r) = self.buf_mut().rows.back_mut() else {
+                    break;
+                };
+                row = r;
             }
-            let Some(row) = self.buf_mut().rows.back_mut() else {
-                break;
-            };
+            let cells = &mut row.cells[..n];
             // A wide character's half would need its other half blanked: the general path.
-            if row.cells[..n].iter().any(|c| c.flags() != 0) {
+            if cells.iter().any(|c| c.flags() != 0) {
                 break;
             }
-            write_plain(row, &bytes[i..i + n], pen);
+            for (cell, &b) in cells.iter_mut().zip(&rest[..n]) {
+                *cell = Cell::new(u32::from(b), pen, 0);
+            }
+            row.touch(n);
             self.scroll_screen_up_one();
             i += n + 2;
         }
@@ -1010,9 +1023,13 @@ impl Screen {
     fn print_plain_lines_past_the_screen(&mut self, bytes: &[u8], pen: CellStyle) -> usize {
         let cols = usize::from(self.size.cols);
         let keep = usize::from(self.size.rows) - 1;
-        let line_at = |at: usize| plain_line(&bytes[at..], cols).unwrap_or(0);
+        let line_at = |at: usize| {
+            let rest = &bytes[at..];
+            let n = unicode::printable_ascii_len(rest);
+            (n < cols && rest.get(n..n + 2) == Some(b"\r\n")).then_some(n)
+        };
         let (mut lines, mut end) = (0, 0);
-        while let Some(n) = plain_line(&bytes[end..], cols) {
+        while let Some(n) = line_at(end) {
             lines += 1;
             end += n + 2;
         }
@@ -1022,34 +1039,43 @@ impl Screen {
         let gone = lines - keep;
         let alt = self.alt_active;
         let buf = if alt { &mut self.alt } else { &mut self.main };
-        // The alternate screen keeps no history.
-        let cap = if alt { 0 } else { self.history_cap };
+        let mut at = 0;
         if !alt {
             self.rows_scrolled += lines as u64;
-        }
-        // Rows pushed only to be dropped again by later ones are not packed at all.
-        let mut skip = (keep + gone).saturating_sub(cap);
-        for row in buf.rows.iter().take(keep) {
-            if skip > 0 {
-                skip -= 1;
-            } else {
-                push_history_row(&mut self.history, cap, |h| h.repack(row));
+            // Rows pushed only to be dropped again by later ones are not packed at all.
+            let mut skip = (keep + gone).saturating_sub(self.history_cap);
+            for row in buf.rows.iter().take(keep) {
+                if skip > 0 {
+                    skip -= 1;
+                } else {
+                    push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
+                }
+            }
+            for _ in 0..gone {
+                let n = line_at(at).unwrap_or(0);
+                if skip > 0 {
+                    skip -= 1;
+                } else {
+                    let text = &bytes[at..at + n];
+                    push_history_row(&mut self.history, self.history_cap, |h| {
+                        h.repack_ascii(text, pen)
+                    });
+                }
+                at += n + 2;
+            }
+        } else {
+            for _ in 0..gone {
+                at += line_at(at).unwrap_or(0) + 2;
             }
         }
-        let mut at = 0;
-        for _ in 0..gone {
-            let text = &bytes[at..at + line_at(at)];
-            if skip > 0 {
-                skip -= 1;
-            } else {
-                push_history_row(&mut self.history, cap, |h| h.repack_ascii(text, pen));
-            }
-            at += text.len() + 2;
-        }
+        let cols = self.size.cols;
         for row in buf.rows.iter_mut().take(keep) {
-            let n = line_at(at);
-            row.reset(self.size.cols, CellStyle::DEFAULT);
-            write_plain(row, &bytes[at..at + n], pen);
+            let n = line_at(at).unwrap_or(0);
+            row.reset(cols, CellStyle::DEFAULT);
+            for (cell, &b) in row.cells.iter_mut().zip(&bytes[at..at + n]) {
+                *cell = Cell::new(u32::from(b), pen, 0);
+            }
+            row.touch(n);
             at += n + 2;
         }
         self.last_print = None;
@@ -1714,24 +1740,6 @@ impl Screen {
         };
         self.modes.cursor_style = CursorStyle { shape, blink };
     }
-}
-
-/// Length of the plain line at the start of `bytes`: printable ASCII narrower than `cols` (so
-/// it never reaches the last column and leaves no wrap pending), followed by CR LF.
-#[inline]
-fn plain_line(bytes: &[u8], cols: usize) -> Option<usize> {
-    let n = unicode::printable_ascii_len(bytes);
-    (n < cols && bytes.get(n..n + 2) == Some(b"\r\n")).then_some(n)
-}
-
-/// Writes printable ASCII `text` from the row's first cell with `pen`, as `put` would cell by
-/// cell (callers have checked that no wide character lies under it).
-#[inline]
-fn write_plain(row: &mut Row, text: &[u8], pen: CellStyle) {
-    for (cell, &b) in row.cells.iter_mut().zip(text) {
-        *cell = Cell::new(u32::from(b), pen, 0);
-    }
-    row.touch(text.len());
 }
 
 /// Pushes a row into `history` (at most `cap` rows) by packing it with `pack` into the slot of
