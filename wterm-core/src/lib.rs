@@ -16,11 +16,14 @@
 //! - [`keys`]: key names and chords to bytes for the program's current modes (legacy, DECCKM,
 //!   xterm modifier parameters, kitty keyboard flags), and paste encoding.
 //! - [`words`]: the word around a character, for selecting a word at a point.
+//! - [`agent`]: what an agent's call means on both surfaces: the command a wait is for, new
+//!   output, the wait's verdict, command-output bounds.
 //! - [`limits`]: every limit, with its unit; [`Error`] for bad input.
 //!
 //! No web or async dependencies: the adapters own I/O.
 #![deny(missing_docs)]
 
+pub mod agent;
 mod cmdlog;
 mod color;
 pub mod error;

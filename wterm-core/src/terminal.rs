@@ -503,8 +503,7 @@ impl Terminal {
         }
     }
 
-    /// Whether the next printed character wraps first (xterm's pending wrap), for tests.
-    #[cfg(test)]
+    /// Whether the next printed character wraps first (xterm's pending wrap).
     pub(crate) fn pending_wrap(&self) -> bool {
         self.screen.buf().pending_wrap
     }
@@ -639,34 +638,14 @@ impl Terminal {
     /// [`CommandOutput::rows_lost`].
     pub fn command_output(&self, record: &CommandRecord, max_rows: usize) -> CommandOutput {
         let s = &self.screen;
-        let top = s.rows_scrolled;
         let start = record.output_start_row;
         let end = record
             .output_end_row
             .unwrap_or_else(|| s.output_edge())
             .max(start);
-        let first_kept = top.saturating_sub(s.history.len() as u64);
-        let screen_end = top + u64::from(s.size.rows);
-        let from = start.max(first_kept).min(end);
-        let to = end.min(screen_end).max(from);
-        let row = |abs: u64| -> TextRow {
-            let r = if abs < top {
-                s.history
-                    .get((abs - first_kept) as usize)
-                    .map(|h| Cow::Owned(h.unpack()))
-            } else {
-                s.main.rows.get((abs - top) as usize).map(Cow::Borrowed)
-            };
-            r.map_or(
-                TextRow {
-                    text: String::new(),
-                    wrapped: false,
-                },
-                |r| self.text_row(&r),
-            )
-        };
+        let (from, to) = self.kept_rows(start, end);
         let join = |range: core::ops::Range<u64>| {
-            let rows: Vec<TextRow> = range.map(row).collect();
+            let rows: Vec<TextRow> = range.map(|abs| self.lifetime_row(abs)).collect();
             let mut text = join_for_search(&rows);
             text.truncate(text.trim_end_matches([' ', '\n']).len());
             text
@@ -689,6 +668,75 @@ impl Terminal {
             out.rows_left_out = count - max;
         }
         out
+    }
+
+    /// The part of lifetime rows `start..end` of the main screen still kept (history and
+    /// screen), as a range `from..to` with `start <= from <= to <= end`.
+    fn kept_rows(&self, start: u64, end: u64) -> (u64, u64) {
+        let s = &self.screen;
+        let top = s.rows_scrolled;
+        let first_kept = top.saturating_sub(s.history.len() as u64);
+        let screen_end = top + u64::from(s.size.rows);
+        let from = start.max(first_kept).min(end);
+        let to = end.min(screen_end).max(from);
+        (from, to)
+    }
+
+    /// Lifetime row `abs` of the main screen as text (blank when it is not kept).
+    fn lifetime_row(&self, abs: u64) -> TextRow {
+        let s = &self.screen;
+        let top = s.rows_scrolled;
+        let first_kept = top.saturating_sub(s.history.len() as u64);
+        let r = if abs < top {
+            abs.checked_sub(first_kept)
+                .and_then(|i| s.history.get(i as usize))
+                .map(|h| Cow::Owned(h.unpack()))
+        } else {
+            s.main.rows.get((abs - top) as usize).map(Cow::Borrowed)
+        };
+        r.map_or(
+            TextRow {
+                text: String::new(),
+                wrapped: false,
+            },
+            |r| self.text_row(&r),
+        )
+    }
+
+    /// The kept lifetime rows of the main screen from `start` to `end` (`None`: to the bottom
+    /// of the screen), trailing blank rows dropped ([`crate::agent::NewOutput::rows`]).
+    pub(crate) fn rows_between(&self, start: u64, end: Option<u64>) -> Vec<TextRow> {
+        let s = &self.screen;
+        let end = end
+            .unwrap_or(s.rows_scrolled + u64::from(s.size.rows))
+            .max(start);
+        let (from, to) = self.kept_rows(start, end);
+        let mut rows: Vec<TextRow> = (from..to).map(|abs| self.lifetime_row(abs)).collect();
+        let keep = rows
+            .iter()
+            .rposition(|r| !r.text.is_empty())
+            .map_or(0, |i| i + 1);
+        rows.truncate(keep);
+        rows
+    }
+
+    /// The text of the cursor's row left of the cursor (wide characters once, trailing blanks
+    /// kept): what a wait for new output leaves out of that row ([`crate::agent::NewOutput`]).
+    pub(crate) fn cursor_row_text_before(&self) -> String {
+        let b = self.screen.buf();
+        let Some(row) = b.rows.get(usize::from(b.row)) else {
+            return String::new();
+        };
+        // With a wrap pending the cursor sits on the last column, whose cell is written.
+        let col = usize::from(b.col) + usize::from(self.pending_wrap());
+        let n = col.min(row.cells.len());
+        let mut text = String::with_capacity(n);
+        for cell in &row.cells[..n] {
+            if cell.flags() & WIDE_CONT == 0 {
+                self.screen.clusters.push_text(cell.content(), &mut text);
+            }
+        }
+        text
     }
 
     /// The row shown at screen row `row` when the view is scrolled `view_offset` rows up into
@@ -904,7 +952,7 @@ impl Terminal {
 
     /// The number of leading screen rows that hold content: through the cursor row and the last
     /// row with text, whichever is lower on the screen.
-    fn content_end(&self, rows: &[TextRow]) -> usize {
+    pub(crate) fn content_end(&self, rows: &[TextRow]) -> usize {
         let last_text = rows
             .iter()
             .rposition(|r| !r.text.is_empty())

@@ -16,14 +16,9 @@ pub(crate) const MAX_TIMEOUT_MS: u32 = 120_000;
 /// `timeoutMs` when a `read_terminal` wait does not give one, in milliseconds (spec).
 pub(crate) const DEFAULT_TIMEOUT_MS: u32 = 10_000;
 
-/// Most rows of a command's output a `waitForCommand` answer carries (spec: `command.output`
-/// holds the first half, `command.outputTail` the last, `command.rowsLeftOut` counts the rows
-/// between): 100 rows of a 200-column terminal are about 20 KB, well under what MCP clients
-/// accept in one answer. The whole output stays readable with `read_terminal`'s `lines` while
-/// it is in the history.
-pub(crate) const MAX_COMMAND_OUTPUT_ROWS: usize = 100;
-// The tools' schema states it as a literal (tools.rs `WAIT_COMMAND`).
-const _: () = assert!(MAX_COMMAND_OUTPUT_ROWS == 100);
+// The tools' schema states the core's bound on a command answer's rows as a literal (tools.rs
+// `WAIT_COMMAND`).
+const _: () = assert!(wterm_core::agent::MAX_COMMAND_OUTPUT_ROWS == 100);
 
 /// Longest `text` `type_in_terminal` accepts, in bytes of UTF-8 (spec: 1 MiB); longer text is
 /// refused and nothing is typed.

@@ -372,7 +372,7 @@ pub(crate) fn send_input(shared: &Shared, bytes: &[u8]) {
         inner.scroll_to_bottom();
         if bytes.contains(&b'\r') && inner.term.running_command().is_none() {
             // A line submitted at the prompt: `waitForCommand` waits for the command it starts.
-            let newest = webmcp::newest_id(&inner.term);
+            let newest = wterm_core::agent::newest_command_id(&inner.term);
             inner.mcp.submitted = Some(newest);
         }
         if inner.callbacks.data.is_empty() {

@@ -13,19 +13,11 @@
 use std::time::Duration;
 
 use tokio::time::Instant;
-use wterm_core::Terminal;
+use wterm_core::agent::next_command_id;
 
 use super::window::{Submitted, WindowState};
-use crate::ground::limits::{ECHO_WAIT_MS, SUBMIT_POLL_MS, SUBMIT_START_WAIT_MS};
+use crate::ground::limits::{ECHO_WAIT_MS, LINE_RECHECK_MS, SUBMIT_POLL_MS, SUBMIT_START_WAIT_MS};
 use crate::session::Session;
-
-/// The id the next command will have in `terminal`'s log.
-pub fn next_command_id(terminal: &Terminal) -> u64 {
-    terminal
-        .running_command()
-        .or(terminal.last_command())
-        .map_or(0, |r| r.id + 1)
-}
 
 /// Whether the command of a line submitted with `next_id` has started: the shell reported it
 /// finished (a builtin), or a job holds the foreground and is past the shell's own code (see
@@ -134,6 +126,30 @@ pub async fn await_echo(session: &Session) {
         tokio::select! {
             _ = changes.changed() => {}
             () = tokio::time::sleep_until(poll) => {}
+        }
+    }
+}
+
+/// Whether the shell's command line holds text ([`wterm_core::Terminal::command_line_typed`]),
+/// after [`await_echo`]. A line that looks typed is looked at again as output arrives until
+/// [`LINE_RECHECK_MS`] after the last input: the settle check may have run before the kernel
+/// gave the shell the last byte written (a Ctrl-U whose redraw is still to come).
+pub async fn line_typed(session: &Session) -> Option<bool> {
+    let typed = || session.inspect(|l| l.terminal.command_line_typed());
+    let Some(written) = session.last_input() else {
+        return typed();
+    };
+    let deadline = written + Duration::from_millis(LINE_RECHECK_MS);
+    let mut changes = session.subscribe();
+    loop {
+        changes.borrow_and_update();
+        let now = typed();
+        if now != Some(true) || session.has_ended() || Instant::now() >= deadline {
+            return now;
+        }
+        tokio::select! {
+            _ = changes.changed() => {}
+            () = tokio::time::sleep_until(deadline) => {}
         }
     }
 }

@@ -14,18 +14,17 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;
-use wterm_core::{
-    join_for_search, rows_contain, AttrRun, Color, CommandRecord, Frame, ScreenHash, Terminal, View,
-};
+use wterm_core::agent::{self, CommandWait, NewOutput};
+use wterm_core::{join_for_search, rows_contain, AttrRun, Color, Frame, ScreenHash, TextRow, View};
 
-use super::ordered;
 use super::reads::ReadPermit;
 use super::shell::{self, CommandAnswer, ShellFacts};
 use super::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{
-    DEFAULT_READ_LINES, DEFAULT_WAIT_MS, DELTA_MAX_CHANGED_PERCENT, MAX_ATTR_RUNS, MAX_READ_LINES,
-    MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES, MAX_WAIT_MS, READ_FREE_CELLS,
+    DEFAULT_READ_LINES, DEFAULT_WAIT_MS, DELTA_MAX_CHANGED_PERCENT, FIRST_PROMPT_WAIT_MS,
+    MAX_ATTR_RUNS, MAX_READ_LINES, MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES, MAX_WAIT_MS,
+    READ_FREE_CELLS,
 };
 use crate::ground::Refusal;
 use crate::session::{epoch_ms, Locked, Session, SessionId};
@@ -456,8 +455,9 @@ struct Snapshot {
     /// Taken before the screen: the screen of an ended window is its last.
     exited: bool,
     shell: ShellFacts,
-    /// With `new_output`: the first row of `frame.rows` that counts; `None`: none counts yet.
-    count_from: Option<usize>,
+    /// With `new_output` and a text or regex wait: the rows that count
+    /// ([`NewOutput::rows`]); `None`: all of `frame.rows`.
+    new_rows: Option<Vec<TextRow>>,
     /// With `wait_for_command`: whether the command waited for has finished.
     command_done: bool,
     /// [`Origin::quiet_from`].
@@ -465,10 +465,10 @@ struct Snapshot {
 }
 
 /// What a read counts from, taken when the call starts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Origin {
-    /// The lifetime row (`Terminal::screen_top_row` + cursor row) of the cursor.
-    pub start_row: u64,
+    /// Where `new_output` counts from: the cursor, the text left of it excluded.
+    pub from: NewOutput,
     /// The id of the command a `wait_for_command` waits for; `None`: nothing runs or was
     /// submitted, the wait is met at once.
     pub command: Option<u64>,
@@ -486,15 +486,15 @@ impl Origin {
         let sub = window.submitted().map(|s| s.next_command_id);
         session.inspect(|l| {
             let t = &*l.terminal;
-            let start_row = t.screen_top_row() + t.cursor().row as u64;
-            let next = ordered::next_command_id(t);
+            let from = NewOutput::at_cursor(t);
+            let next = agent::next_command_id(t);
             let last = t.last_command().map(|r| r.id);
             // A submitted line's command counts while it has not finished, or when it is the
             // newest that did (it finished before this call).
             let submitted = sub.filter(|n| *n >= next || last == Some(*n));
             let command = t.running_command().map(|r| r.id).or(submitted);
             Origin {
-                start_row,
+                from,
                 command,
                 submitted: sub
                     .filter(|n| *n >= next || t.running_command().is_some_and(|r| r.id == *n)),
@@ -505,14 +505,45 @@ impl Origin {
 }
 
 /// `409 no_shell_integration` for a `wait_for_command` on a window whose shell reports no
-/// commands: it could only wait out its timeout (as `/mcp/run` refuses, and the page's tools).
-pub fn check_command_wait(session: &Session, args: &ReadArgs) -> Result<(), Refusal> {
-    if matches!(args.wait, Some(Wait::Command))
-        && session.inspect(|l| l.terminal.shell_state().is_none())
-    {
+/// commands and will not ([`await_integration`]): it could only wait out its timeout (as
+/// `/mcp/run` refuses, and the page's tools).
+pub async fn check_command_wait(session: &Session, args: &ReadArgs) -> Result<(), Refusal> {
+    if matches!(args.wait, Some(Wait::Command)) && !await_integration(session).await {
         return Err(Refusal::NoShellIntegration);
     }
     Ok(())
+}
+
+/// Whether the window's shell reports its commands (OSC 133 / 633 state). A shell the relay
+/// injected its integration into that has not yet drawn its first prompt (launched a moment
+/// ago) is waited for, at most [`FIRST_PROMPT_WAIT_MS`] from now; any other program is
+/// answered at once.
+pub async fn await_integration(session: &Session) -> bool {
+    let reporting = || session.inspect(|l| l.terminal.shell_state().is_some());
+    if reporting() {
+        return true;
+    }
+    if !session.shell_integration().is_injected() {
+        return false;
+    }
+    let deadline = Instant::now() + Duration::from_millis(FIRST_PROMPT_WAIT_MS);
+    let mut changes = session.subscribe();
+    let ended = session.wait_ended();
+    tokio::pin!(ended);
+    loop {
+        changes.borrow_and_update();
+        if reporting() {
+            return true;
+        }
+        if session.has_ended() || Instant::now() >= deadline {
+            return false;
+        }
+        tokio::select! {
+            _ = changes.changed() => {}
+            () = tokio::time::sleep_until(deadline) => {}
+            () = &mut ended => {}
+        }
+    }
 }
 
 /// The cells (columns × rows) a read of `session` per `args` covers now: the screen, and with
@@ -541,24 +572,11 @@ pub async fn read_after(
 ) -> Result<ReadAnswer, Refusal> {
     let after = Origin::now(session, window);
     let origin = Origin {
-        start_row: before.start_row,
+        from: before.from,
         quiet_from: Some(Instant::now()),
         ..after
     };
     read_from(session, window, args, &origin, gate).await
-}
-
-/// The first finished command with id ≥ `id`.
-fn finished_from(t: &Terminal, id: u64) -> Option<&CommandRecord> {
-    t.commands().find(|r| r.id >= id)
-}
-
-/// The row of `frame.rows` at lifetime row `row` (0 when it lies above the frame).
-fn frame_index(t: &Terminal, frame: &Frame, row: u64) -> usize {
-    let first = t
-        .screen_top_row()
-        .saturating_sub(frame.history_lines as u64);
-    usize::try_from(row.saturating_sub(first)).unwrap_or(usize::MAX)
 }
 
 fn snapshot(session: &Session, args: &ReadArgs, origin: &Origin) -> Snapshot {
@@ -577,23 +595,21 @@ fn snapshot(session: &Session, args: &ReadArgs, origin: &Origin) -> Snapshot {
             .then(|| l.terminal.attr_runs(frame.history_lines, MAX_ATTR_RUNS));
         let size = l.terminal.size();
         let t = &*l.terminal;
-        let count_from = if !args.new_output || modes.alternate_screen {
-            Some(0)
-        } else {
-            match origin.submitted {
-                // Only the submitted command's output: none until it has started.
-                Some(n) if t.shell_state().is_some() => {
-                    let rec = t
-                        .running_command()
-                        .filter(|r| r.id >= n)
-                        .or_else(|| finished_from(t, n));
-                    rec.map(|r| frame_index(t, &frame, r.output_start_row.max(origin.start_row)))
-                }
-                _ => Some(frame_index(t, &frame, origin.start_row)),
-            }
-        };
+        let text_wait = matches!(args.wait, Some(Wait::Text { .. } | Wait::Regex { .. }));
+        let new_rows = (args.new_output && text_wait).then(|| {
+            // Only the submitted command's output counts (none until it has started), and
+            // nothing above the rows this read covers.
+            let command = origin
+                .submitted
+                .filter(|_| t.shell_state().is_some())
+                .map(CommandWait::from_id);
+            let floor = t
+                .screen_top_row()
+                .saturating_sub(frame.history_lines as u64);
+            origin.from.clone().in_command(command).rows(t, floor)
+        });
         let command_done = match (&args.wait, origin.command) {
-            (Some(Wait::Command), Some(id)) => finished_from(t, id).is_some(),
+            (Some(Wait::Command), Some(id)) => CommandWait::from_id(id).finished(t),
             _ => true,
         };
         Snapshot {
@@ -607,7 +623,7 @@ fn snapshot(session: &Session, args: &ReadArgs, origin: &Origin) -> Snapshot {
             attrs,
             exited,
             shell: shell::facts(session, t),
-            count_from,
+            new_rows,
             command_done,
             quiet_from: origin.quiet_from,
         }
@@ -628,10 +644,7 @@ fn evaluate(
     quiet: &mut Option<Quiet>,
     now: Instant,
 ) -> (bool, Option<Instant>) {
-    let rows = match snap.count_from {
-        Some(from) => snap.frame.rows.get(from..).unwrap_or_default(),
-        None => &[],
-    };
+    let rows = snap.new_rows.as_deref().unwrap_or(&snap.frame.rows);
     match wait {
         Wait::Command => (snap.command_done, None),
         Wait::Change(h) => (snap.frame.content_hash.to_hex() != *h, None),
@@ -737,9 +750,7 @@ pub async fn read_from(
         a.command = session.inspect(|l| {
             let t = &*l.terminal;
             let record = match origin.command {
-                Some(id) => {
-                    finished_from(t, id).or_else(|| t.running_command().filter(|r| r.id >= id))
-                }
+                Some(id) => CommandWait::from_id(id).find(t),
                 None => t.last_command(),
             };
             record.map(|r| CommandAnswer::of(t, r, epoch_ms()))

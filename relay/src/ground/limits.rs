@@ -140,11 +140,27 @@ pub const SUBMIT_POLL_MS: u64 = 5;
 /// (see `session::budget::cost`).
 pub const DEFAULT_MEMORY_BUDGET_MIB: u64 = 1024;
 
+/// Longest time `run_command` and `wait_for_command` wait for a shell the relay injected its
+/// integration into to report its first prompt (OSC 133), in milliseconds: a terminal launched
+/// a moment ago has not drawn it yet, and a call made then waits instead of being refused
+/// `no_shell_integration`. bash, zsh and fish report within about 200 ms here, several seconds
+/// on a loaded machine with a slow rc file; a shell that stays silent this long (its rc file
+/// turned the marks off, or it exec'd another program) is refused.
+pub const FIRST_PROMPT_WAIT_MS: u64 = 10_000;
+
 /// Longest time `run_command` waits, after input written just before it (a Ctrl-U clearing the
 /// line, typed text), for the line editor's answer to reach the screen and the command line to
 /// be empty, in milliseconds. The check reads the screen, which shows the answer only once it
 /// has all arrived; a program that echoes nothing, or a line someone typed on, costs this once.
 pub const ECHO_WAIT_MS: u64 = 3_000;
+
+/// How long after the last input `run_command` looks again, as output arrives, at a command
+/// line that looks typed before refusing `line_not_empty`, in milliseconds. The kernel hands
+/// bytes written to a PTY to the line discipline from a work queue, so the check that the shell
+/// has read all input can pass before it has even seen the last byte (a Ctrl-U whose redraw is
+/// still to come); under load that took over 200 ms (1 run in 8 refused a clear line). A line
+/// someone really typed on is refused this much later.
+pub const LINE_RECHECK_MS: u64 = 500;
 
 /// Most rows of a command's output one answer carries (`wait_for_command`, `run_command`): the
 /// first and last halves are kept and the rows between counted (`rows_left_out`).

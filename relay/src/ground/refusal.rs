@@ -203,9 +203,11 @@ impl Refusal {
                 Some("no launch profile of that name; GET /mcp/profiles lists the names")
             }
             NoShellIntegration => Some(
-                "the window's shell reports no command marks (OSC 133): it is not bash, zsh or \
-                 fish started by the relay with shell integration on; type with /mcp/input and \
-                 read the screen instead",
+                "the window's program reports no command marks (OSC 133), so the end of a \
+                 command cannot be told: it is not bash, zsh or fish started by the relay with \
+                 shell integration on (shell.integration in list_terminals says why), or such a \
+                 shell did not draw its first prompt within 10 s; type with send_input and read \
+                 with read_screen instead",
             ),
             NotAtPrompt => Some(
                 "a program holds the terminal's foreground, so the shell is not reading a \
@@ -267,6 +269,9 @@ impl Refusal {
             LineNotEmpty => "someone has typed on the terminal's command line and nothing was sent; look at the screen, then clear the line or wait",
         }
     }
+
+    // `NoShellIntegration`'s detail states the first-prompt wait as a literal.
+    const _FIRST_PROMPT_WAIT: () = assert!(crate::ground::limits::FIRST_PROMPT_WAIT_MS == 10_000);
 
     /// Every refusal, with empty details (to find one by its wire code).
     fn all() -> [Refusal; 36] {

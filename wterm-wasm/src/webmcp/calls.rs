@@ -24,11 +24,11 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 use wterm_core::{rows_contain, Terminal, TextRow};
 
-use super::command::{self, CommandWait, NewFrom};
-use super::wait::{verdict, Verdict, WaitClock, WaitSpec};
 use crate::dom::{now_ms, page_hidden, Listener, Timeout};
 use crate::limits::{CHECK_COST_FACTOR, EAGER_CHECK_INTERVAL_MS, HIDDEN_CHECK_MS};
 use crate::term::Inner;
+use wterm_core::agent::wait::{verdict, Verdict, WaitClock, WaitSpec};
+use wterm_core::agent::{CommandWait, NewOutput};
 
 /// A call's promise: settled exactly once, by whoever removes the call from [`Calls`].
 pub(crate) struct Settle {
@@ -55,7 +55,7 @@ pub(crate) struct WaitCore {
     pub(crate) spec: WaitSpec,
     pub(crate) clock: WaitClock,
     /// `newOutputOnly`: where `wait_for` is looked for.
-    pub(crate) new_from: Option<NewFrom>,
+    pub(crate) new_from: Option<NewOutput>,
     pub(crate) answer: Answer,
 }
 
@@ -467,12 +467,10 @@ pub(crate) fn check(inner: &mut Inner, only: Option<u64>) {
 /// `waitFor` text is in the rows read (or, with `newOutputOnly`, in the new rows).
 fn condition(term: &mut Terminal, w: &WaitCore, rows: &[TextRow]) -> bool {
     if let Some(c) = w.answer.command {
-        return command::finished(term, c);
+        return c.finished(term);
     }
     match (&w.wait_for, &w.new_from) {
-        (Some(needle), Some(from)) => {
-            command::new_output_text(term, from).contains(needle.as_str())
-        }
+        (Some(needle), Some(from)) => from.contains(term, 0, needle),
         (Some(needle), None) => rows_contain(rows, needle),
         (None, _) => false,
     }

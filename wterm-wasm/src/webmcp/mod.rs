@@ -21,7 +21,6 @@ mod calls;
 mod command;
 pub(crate) mod registry;
 mod tools;
-mod wait;
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -32,7 +31,6 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 pub(crate) use calls::{run_due_check, Calls};
-pub(crate) use command::newest_id;
 
 use crate::js::{quote, WebMcpConfig};
 use crate::term::Inner;

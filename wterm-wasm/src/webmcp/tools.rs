@@ -11,9 +11,8 @@ use super::args;
 use super::calls::{
     self, client_signal, on_abort, Answer, InputAnswer, InputKind, Queued, Settle, Submit, WaitCore,
 };
-use super::command::{self, CommandWait, NewFrom};
+use super::command;
 use super::registry::Target;
-use super::wait::{WaitClock, WaitSpec};
 use crate::dom::{now_ms, Timeout};
 use crate::js::{quote, set, Outbox};
 use crate::limits::{
@@ -21,6 +20,8 @@ use crate::limits::{
     SUBMIT_DELAY_MS, SUMMARY_BYTES,
 };
 use crate::term::{send_input, Inner, Lifecycle, Shared};
+use wterm_core::agent::wait::{WaitClock, WaitSpec};
+use wterm_core::agent::{self, CommandWait, NewOutput};
 
 /// The annotation that tells agent hosts a tool's effects are significant, real-world or
 /// irreversible (WebMCP draft PR 217), so they may ask the person before calling it.
@@ -340,7 +341,7 @@ pub(crate) fn read_result(
     if timed_out {
         set(&result, "timedOut", true);
     }
-    if let Some(r) = answer.command.and_then(|c| command::find(&inner.term, c)) {
+    if let Some(r) = answer.command.and_then(|c| c.find(&inner.term)) {
         let now = js_sys::Date::now() as u64;
         set(&result, "command", command::answer(&inner.term, r, now));
     }
@@ -364,7 +365,7 @@ fn no_integration(name: &str) -> String {
 fn wait_core(
     a: &args::ReadArgs,
     started: f64,
-    new_from: Option<NewFrom>,
+    new_from: Option<NewOutput>,
     answer: Answer,
 ) -> WaitCore {
     WaitCore {
@@ -381,20 +382,17 @@ fn wait_core(
     }
 }
 
-/// Where a `newOutputOnly` wait starting now looks: rows from the cursor's row down; with shell
-/// integration and a line submitted whose command has not finished, that command's output.
-fn new_from_now(inner: &Inner) -> NewFrom {
+/// Where a `newOutputOnly` wait starting now looks: from the cursor (the text left of it
+/// excluded); with shell integration and a line submitted whose command has not finished, that
+/// command's output.
+fn new_from_now(inner: &Inner) -> NewOutput {
     let t = &inner.term;
     let pending = inner
         .mcp
         .submitted
         .map(CommandWait::After)
-        .filter(|w| t.running_command().is_none() && !command::finished(t, *w));
-    NewFrom {
-        row: command::cursor_row(t),
-        alt_row: t.modes().alternate_screen.then(|| t.cursor().row),
-        command: pending.filter(|_| command::integration_known(t)),
-    }
+        .filter(|w| t.running_command().is_none() && !w.finished(t));
+    NewOutput::at_cursor(t).in_command(pending.filter(|_| agent::integration_known(t)))
 }
 
 /// Runs one call of `tool`. Answers with a JSON string, or a Promise of one for calls that wait;
@@ -519,7 +517,7 @@ fn read(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     }
     let command = if a.wait_command {
         let term = &inner.term;
-        if !command::integration_known(term) {
+        if !agent::integration_known(term) {
             return Err(no_integration(&t.name));
         }
         match (term.running_command(), inner.mcp.submitted) {
@@ -574,7 +572,7 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
     let started = now_ms();
     let (bracketed, new_from) = {
         let inner = t.term.try_borrow().map_err(|_| busy(&t))?;
-        if a.wait.wait_command && !command::integration_known(&inner.term) {
+        if a.wait.wait_command && !agent::integration_known(&inner.term) {
             return Err(format!("{}; nothing was typed", no_integration(&t.name)));
         }
         let new_from = a.wait.new_only.then(|| new_from_now(&inner));
@@ -659,8 +657,8 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
             return;
         };
         let info = super::entry_info(inner.mcp.id);
-        let base = command::newest_id(&inner.term);
-        let below = command::cursor_row(&inner.term) + 1;
+        let base = agent::newest_command_id(&inner.term);
+        let below = NewOutput::below_cursor(&inner.term);
         // A line typed to a running program (a REPL, `read -p`) starts no new command: a
         // waitForCommand then waits for the running one, and newOutputOnly looks at the rows
         // below the line.
@@ -721,13 +719,9 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
     if core.answer.command.is_some() {
         core.answer.command = Some(next);
     }
-    let integration = command::integration_known(&inner.term);
-    let alt = inner.term.modes().alternate_screen;
-    let cursor = inner.term.cursor().row;
-    if let Some(from) = core.new_from.as_mut() {
-        from.row = below;
-        from.alt_row = alt.then(|| cursor.saturating_add(1));
-        from.command = (integration && running.is_none()).then_some(next);
+    let integration = agent::integration_known(&inner.term);
+    if core.new_from.is_some() {
+        core.new_from = Some(below.in_command((integration && running.is_none()).then_some(next)));
     }
     calls::start_wait(&mut inner, core, submit.settle, signal.as_ref());
 }
@@ -749,7 +743,7 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
         let inner = t.term.try_borrow().map_err(|_| busy(&t))?;
         let term = &inner.term;
         let command = if a.wait.wait_command {
-            if !command::integration_known(term) {
+            if !agent::integration_known(term) {
                 return Err(format!("{}; nothing was pressed", no_integration(&t.name)));
             }
             let enter = a.keys.iter().any(|c| c.key == Key::Enter);
@@ -757,7 +751,7 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
                 (Some(r), _) => Some(CommandWait::Id(r.id)),
                 // An Enter among the keys starts a command: the first one newer than now's.
                 (None, Some(base)) if !enter => Some(CommandWait::After(base)),
-                (None, _) => Some(CommandWait::After(command::newest_id(term))),
+                (None, _) => Some(CommandWait::After(agent::newest_command_id(term))),
             }
         } else {
             None

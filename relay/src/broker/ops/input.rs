@@ -80,7 +80,7 @@ impl Operation for Input {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
         if let Some(args) = &self.after {
-            read::check_command_wait(session, args)?;
+            read::check_command_wait(session, args).await?;
         }
         let before = Origin::now(session, state);
         ordered::write(session, state, self.data).await;

@@ -120,7 +120,7 @@ impl Operation for Keys {
             .delay
             .unwrap_or_else(|| Duration::from_millis(state.pace_ms()));
         if let Some(args) = &self.after {
-            read::check_command_wait(session, args)?;
+            read::check_command_wait(session, args).await?;
         }
         let before = Origin::now(session, state);
         let epoch = session.flush_epoch();

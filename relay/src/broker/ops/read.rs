@@ -39,7 +39,7 @@ impl Operation for ReadArgs {
     async fn run(self, cx: &Cx<'_>) -> Result<ReadAnswer, Refusal> {
         let window = cx.window()?;
         let state = WindowState::of(&window.session).ok_or_else(unknown_or_off)?;
-        read::check_command_wait(&window.session, &self)?;
+        read::check_command_wait(&window.session, &self).await?;
         let permit = cx
             .broker
             .reads

@@ -114,19 +114,15 @@ impl Operation for RunCommand {
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
+        // A shell launched a moment ago reports its first prompt soon.
+        if !read::await_integration(session).await {
+            return Err(Refusal::NoShellIntegration);
+        }
         // A line submitted before this call starts its command first.
         ordered::await_start(session, state).await;
         ordered::await_echo(session).await;
-        let (reporting, bracketed, typed) = session.inspect(|l| {
-            (
-                l.terminal.shell_state().is_some(),
-                l.terminal.modes().bracketed_paste,
-                l.terminal.command_line_typed(),
-            )
-        });
-        if !reporting {
-            return Err(Refusal::NoShellIntegration);
-        }
+        let typed = ordered::line_typed(session).await;
+        let bracketed = session.inspect(|l| l.terminal.modes().bracketed_paste);
         let Some(at) = ordered::at_prompt(session) else {
             return Err(Refusal::NotAtPrompt);
         };
@@ -142,7 +138,7 @@ impl Operation for RunCommand {
         }
         let id = ordered::note_written(state, Some(at), &bytes);
         let origin = Origin {
-            start_row: start.start_row,
+            from: start.from,
             command: id,
             submitted: id,
             quiet_from: None,

@@ -1,30 +1,31 @@
-//! When a waiting `read_terminal` is done (spec `webmcp-tools.md`, `read_terminal`): a pure
-//! function of the wait's arguments, its clock and the times of output, so it runs under native
-//! tests. Whether the text is present comes from `wterm_core::rows_contain`.
+//! When a wait is done (spec `webmcp-tools.md`, `read_terminal`): a pure function of the
+//! wait's arguments, its clock and the times of output. Times are milliseconds on the
+//! adapter's monotonic clock (the page's `performance.now()`). Whether the text is present
+//! comes from [`crate::rows_contain`] or [`super::NewOutput::contains`].
 
 /// What a wait asks for, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct WaitSpec {
+pub struct WaitSpec {
     /// The call gave `waitFor`.
-    pub(crate) text: bool,
+    pub text: bool,
     /// `waitForIdleMs`.
-    pub(crate) idle_ms: Option<u32>,
+    pub idle_ms: Option<u32>,
     /// `timeoutMs`: the longest wait.
-    pub(crate) timeout_ms: u32,
+    pub timeout_ms: u32,
 }
 
-/// The times one wait has seen, in `performance.now()` milliseconds.
+/// The times one wait has seen, in the adapter's milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct WaitClock {
+pub struct WaitClock {
     /// When the call started.
-    pub(crate) started: f64,
+    pub started: f64,
     /// When the `waitFor` text was first seen; it stays matched even if it scrolls away later.
-    pub(crate) matched: Option<f64>,
+    pub matched: Option<f64>,
 }
 
 impl WaitClock {
     /// A wait that started at `now`.
-    pub(crate) fn new(now: f64) -> Self {
+    pub fn new(now: f64) -> Self {
         WaitClock {
             started: now,
             matched: None,
@@ -34,7 +35,7 @@ impl WaitClock {
 
 /// The outcome of checking a wait.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Verdict {
+pub enum Verdict {
     /// The wait is satisfied: answer with the current text.
     Done,
     /// `timeoutMs` passed first: answer with the current text and `timedOut: true`.
@@ -42,7 +43,7 @@ pub(crate) enum Verdict {
     /// Not yet. `due` is the time at which the wait must be checked again even without output
     /// (the idle period ends, or the timeout).
     Pending {
-        /// In `performance.now()` milliseconds.
+        /// In the adapter's milliseconds.
         due: f64,
     },
 }
@@ -56,7 +57,7 @@ pub(crate) enum Verdict {
 /// moment the `waitFor` text was first seen (spec: "with `waitFor`, the idle period starts once
 /// the text appears"), so a wait for idle output always lasts at least `waitForIdleMs`. A wait
 /// that is satisfied exactly at its deadline is `Done`, not timed out.
-pub(crate) fn verdict(
+pub fn verdict(
     spec: WaitSpec,
     clock: &mut WaitClock,
     text_present: bool,
