@@ -199,9 +199,7 @@ impl Refusal {
             ),
             BadCwd => Some("cwd must be an absolute path of an existing directory"),
             CwdNotDir => Some("cwd exists but is not a directory"),
-            UnknownProfile => {
-                Some("no launch profile of that name; GET /mcp/profiles lists the names")
-            }
+            UnknownProfile => Some("no launch profile of that name; list_profiles lists the names"),
             NoShellIntegration => Some(
                 "the window's program reports no command marks (OSC 133), so the end of a \
                  command cannot be told: it is not bash, zsh or fish started by the relay with \
@@ -212,7 +210,7 @@ impl Refusal {
             NotAtPrompt => Some(
                 "a program holds the terminal's foreground, so the shell is not reading a \
                  command line; wait for it to end (wait_for_command) or talk to it with \
-                 /mcp/input and /mcp/keys",
+                 send_input and send_keys",
             ),
             RequestTimeout => {
                 Some("the request body must arrive whole within 20 s of its head; nothing was done")
@@ -409,6 +407,10 @@ mod tests {
         for r in Refusal::all() {
             assert_eq!(Refusal::from_wire(r.code(), None), Some(r.clone()));
             assert!(!r.advice().is_empty());
+            // Agents read these through MCP tools: they name tools, never HTTP routes.
+            for text in [r.advice(), r.detail().unwrap_or_default()] {
+                assert!(!text.contains("/mcp/"), "{}: {text}", r.code());
+            }
         }
         assert_eq!(
             Refusal::from_wire("bad_keys", Some("Bogus".into())),

@@ -100,7 +100,10 @@ impl ToolError {
             ToolError::UnknownTool => ("no tool of that name; list the tools", None),
         };
         let line = match detail {
-            Some(d) if !d.is_empty() => format!("{}: {advice} ({d})", self.code()),
+            // A detail the advice already says (bad_cwd's) is not repeated.
+            Some(d) if !d.is_empty() && !advice.contains(d) => {
+                format!("{}: {advice} ({d})", self.code())
+            }
             _ => format!("{}: {advice}", self.code()),
         };
         line.replace('\n', " ")

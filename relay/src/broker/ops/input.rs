@@ -57,8 +57,10 @@ impl Operation for Input {
         title: "Type text",
         description: "Type text into a terminal, as a person typing: \"ls -l\\n\" runs ls. \
             \"\\n\" and \"\\r\\n\" become one Enter each; other control characters pass \
-            unchanged. For special keys (arrows, Ctrl-C, Esc) use send_keys. Then read_screen \
-            with wait_for_text to see the result.",
+            unchanged. For special keys (arrows, Ctrl-C, Esc) use send_keys. It can wait \
+            afterwards and answer the screen as read_screen does (wait_for_text with \
+            new_output, wait_for_command, ...); to run one shell command and get its exit code \
+            and output, use run_command.",
         target: Target::Write,
         admin_only: false,
         ext: false,
