@@ -1,7 +1,8 @@
 //! What an agent's call means, held once for the page's WebMCP tools (`wterm-wasm`) and the
 //! relay's broker routes and MCP tools: which command a wait is for ([`CommandWait`]), what
-//! counts as new output ([`NewOutput`]), how a wait is judged ([`wait::verdict`]), and how much
-//! of a command's output an answer carries ([`MAX_COMMAND_OUTPUT_ROWS`]).
+//! counts as new output ([`NewOutput`]), how a wait is judged ([`wait::verdict`]), how much of a
+//! command's output an answer carries ([`MAX_COMMAND_OUTPUT_ROWS`]), and the numbering of agent
+//! input ([`input::InputSequence`]).
 //!
 //! Pure: no clock (times are passed in), no I/O. The adapters take these values at the moments
 //! their calls start, write, or press Enter, and ask them again as output arrives.
@@ -12,6 +13,7 @@
 
 use crate::{join_for_search, CommandRecord, Terminal, TextRow};
 
+pub mod input;
 pub mod wait;
 
 /// Most rows of a command's output one answer carries (a `waitForCommand` / `wait_for_command`

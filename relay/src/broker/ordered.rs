@@ -199,6 +199,19 @@ pub fn note_written(state: &WindowState, at: Option<AtPrompt>, bytes: &[u8]) -> 
 /// including a CR is written only once the command of the line submitted before it has started
 /// ([`await_start`]); LF counts as Enter. `false` once the session's writer is gone (the process exited).
 pub async fn write(session: &Session, state: &WindowState, bytes: bytes::Bytes) -> bool {
+    write_numbered(session, state, bytes, None).await.0
+}
+
+/// [`write`], numbering the call in the window's input sequence as `tool` right before its
+/// first byte is written (`None`: not numbered); also returns that number (`None` when nothing
+/// was written).
+pub async fn write_numbered(
+    session: &Session,
+    state: &WindowState,
+    bytes: bytes::Bytes,
+    tool: Option<&'static str>,
+) -> (bool, Option<u64>) {
+    let mut seq = None;
     let mut rest = bytes;
     while !rest.is_empty() {
         let cut = rest
@@ -208,10 +221,16 @@ pub async fn write(session: &Session, state: &WindowState, bytes: bytes::Bytes) 
         let piece = rest.split_to(cut);
         await_start(session, state).await;
         let at = at_prompt(session);
+        if let Some(tool) = tool {
+            match seq {
+                None => seq = Some(state.input_sent(tool, piece.len())),
+                Some(n) => state.input_more(n, piece.len()),
+            }
+        }
         if !session.write(piece.clone()).await {
-            return false;
+            return (false, seq);
         }
         note_written(state, at, &piece);
     }
-    true
+    (true, seq)
 }

@@ -19,7 +19,7 @@ use wterm_core::{join_for_search, rows_contain, AttrRun, Color, Frame, ScreenHas
 
 use super::reads::ReadPermit;
 use super::shell::{self, CommandAnswer, ShellFacts};
-use super::window::WindowState;
+use super::window::{LastInputFacts, WindowState};
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{
     DEFAULT_READ_LINES, DEFAULT_WAIT_MS, DELTA_MAX_CHANGED_PERCENT, FIRST_PROMPT_WAIT_MS,
@@ -432,6 +432,11 @@ pub struct ReadAnswer {
     pub exited: bool,
     /// (ext) What the window's shell reported about its commands.
     pub shell: ShellFacts,
+    /// (ext) The window's input sequence: the newest numbered input call, 0 before any.
+    pub input_seq: u64,
+    /// (ext) That call, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_input: Option<LastInputFacts>,
     /// (ext) With `wait_for_command`: the command waited for, with its output (bounded);
     /// `finished: false` when the wait ended first.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -813,6 +818,8 @@ fn answer(
         idle_ms: u64::try_from(snap.last_output.elapsed().as_millis()).unwrap_or(u64::MAX),
         exited: snap.exited,
         shell: snap.shell,
+        input_seq: window.input().seq(),
+        last_input: window.input().last().map(LastInputFacts::from),
         command: None,
         permit: None,
     }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::sync::watch;
+use wterm_core::agent::input::InputSequence;
 
 use super::frames::FrameCache;
 use crate::ground::limits::MAX_SCOPE_CHARS;
@@ -242,11 +243,35 @@ pub struct WindowState {
     pub launch_title: Option<String>,
     frames: Mutex<FrameCache>,
     submitted: Mutex<Option<Submitted>>,
+    /// The broker's agent input to this window, numbered (`input_seq`, `last_input`).
+    input: Mutex<InputSequence>,
     /// Epoch milliseconds of the last read told to the pages (`broker::activity`); 0 = never.
     read_notice_ms: AtomicU64,
     /// Moves on whenever what a caller may do with the window may have changed (its own
     /// settings, or the relay's `default_mode` and switch): waits re-check their access then.
     access: watch::Sender<u64>,
+}
+
+/// `last_input` (ext) of `/mcp/terminals` rows and read answers: the newest numbered input
+/// call of the window (spec `mcp-server.md`, "Input sequence").
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct LastInputFacts {
+    /// Its number in the window's input sequence, from 1.
+    pub seq: u64,
+    /// The tool that sent it: `send_input`, `send_keys` or `run_command`.
+    pub tool: &'static str,
+    /// Bytes it sent so far.
+    pub bytes: usize,
+}
+
+impl From<wterm_core::agent::input::LastInput> for LastInputFacts {
+    fn from(l: wterm_core::agent::input::LastInput) -> Self {
+        LastInputFacts {
+            seq: l.seq,
+            tool: l.tool,
+            bytes: l.bytes,
+        }
+    }
 }
 
 /// A command line submitted (Enter) while the window's shell was reading one, as the broker's
@@ -271,6 +296,7 @@ impl WindowState {
             launch_title,
             frames: Mutex::new(FrameCache::default()),
             submitted: Mutex::new(None),
+            input: Mutex::new(InputSequence::default()),
             read_notice_ms: AtomicU64::new(0),
             access: watch::Sender::new(0),
         }
@@ -290,6 +316,24 @@ impl WindowState {
         let kind = v.get("kind").and_then(|k| k.as_str()).unwrap_or("shell");
         let title = v.get("title").and_then(|t| t.as_str()).map(str::to_owned);
         WindowState::new(kind, title, WindowMeta::default())
+    }
+
+    /// The window's input sequence now.
+    pub fn input(&self) -> InputSequence {
+        *self.input.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Numbers an input call of `tool` (its MCP tool name) that is writing its first `bytes`;
+    /// returns its number ([`InputSequence::sent`]).
+    pub fn input_sent(&self, tool: &'static str, bytes: usize) -> u64 {
+        let mut s = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        s.sent(tool, bytes, false)
+    }
+
+    /// Input call `seq` is writing `bytes` more ([`InputSequence::more`]).
+    pub fn input_more(&self, seq: u64, bytes: usize) {
+        let mut s = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        s.more(seq, bytes);
     }
 
     /// The last line submitted at the shell's prompt, if any.

@@ -226,6 +226,59 @@ async fn new_output_in_a_repl_waits_for_the_next_prompt() {
     assert_eq!(done["command"]["exit_code"], 0, "{done}");
 }
 
+/// Regression (an agent task through MCP): `send_input` answered `{ok: true}` only, so an agent
+/// whose call got no answer could not tell whether it was typed. Every input call that writes
+/// takes the window's next number with its first byte, answered as `seq` with the `bytes` it
+/// sent; `input_seq` and `last_input` are in `/mcp/terminals` rows and read answers. A refused
+/// call, or one that sends nothing, takes no number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_calls_are_numbered_so_a_lost_answer_can_be_told() {
+    let (_relay, mcp, id) = ready().await;
+    let row = terminal(&mcp, id).await;
+    assert_eq!(row["input_seq"], 0, "{row}");
+    assert!(row.get("last_input").is_none(), "{row}");
+    let a = mcp
+        .post("/mcp/input", json!({"id": id, "data": "echo one\n"}))
+        .await
+        .json();
+    assert_eq!((a["seq"].clone(), a["bytes"].clone()), (json!(1), json!(9)), "{a}");
+    let a = mcp
+        .post("/mcp/input", json!({"id": id, "data": ""}))
+        .await
+        .json();
+    assert_eq!((a["seq"].clone(), a["bytes"].clone()), (json!(null), json!(0)), "{a}");
+    // Paced keys: one number, the bytes of every key.
+    let k = mcp
+        .post("/mcp/keys", json!({"id": id, "keys": ["x", "C-u"], "delay_ms": 20}))
+        .await
+        .json();
+    assert_eq!((k["seq"].clone(), k["bytes"].clone()), (json!(2), json!(2)), "{k}");
+    let r = mcp
+        .post("/mcp/keys", json!({"id": id, "keys": ["Bogus"]}))
+        .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    let a = run(&mcp, id, "true").await;
+    assert_eq!(a["seq"], 3, "{a}");
+    let row = terminal(&mcp, id).await;
+    assert_eq!(row["input_seq"], 3, "{row}");
+    assert_eq!(
+        row["last_input"],
+        json!({"seq": 3, "tool": "run_command", "bytes": 5}),
+        "{row}"
+    );
+    let read = mcp.read(json!({"id": id})).await;
+    assert_eq!(read["input_seq"], 3, "{read}");
+    // With a wait the answer is the read's, numbered too.
+    let a = mcp
+        .post(
+            "/mcp/input",
+            json!({"id": id, "data": "echo two\n", "wait_for_command": true, "timeout_ms": 15000}),
+        )
+        .await
+        .json();
+    assert_eq!((a["seq"].clone(), a["input_seq"].clone()), (json!(4), json!(4)), "{a}");
+}
+
 /// Ordered input: Enter then at once Ctrl-C interrupts the command the line started, every time
 /// (the Ctrl-C used to race the shell: it wiped the line, or `yes` ran on).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

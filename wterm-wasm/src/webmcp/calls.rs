@@ -27,6 +27,7 @@ use wterm_core::{rows_contain, Terminal, TextRow};
 use crate::dom::{now_ms, page_hidden, Listener, Timeout};
 use crate::limits::{CHECK_COST_FACTOR, EAGER_CHECK_INTERVAL_MS, HIDDEN_CHECK_MS};
 use crate::term::Inner;
+use wterm_core::agent::input::InputSequence;
 use wterm_core::agent::wait::{verdict, Verdict, WaitClock, WaitSpec};
 use wterm_core::agent::{CommandWait, NewOutput};
 
@@ -90,41 +91,6 @@ pub(crate) enum InputKind {
     Pressed(usize),
 }
 
-/// Where the Enter of a `type_in_terminal` with `submit` is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Enter {
-    /// Due [`SUBMIT_DELAY_MS`] after the text.
-    ///
-    /// [`SUBMIT_DELAY_MS`]: crate::limits::SUBMIT_DELAY_MS
-    Pending,
-    Pressed,
-    /// Never pressed: the call was cancelled, or the terminal withdrawn, destroyed or made
-    /// read-only, before it.
-    Cancelled,
-}
-
-impl Enter {
-    /// The state object's `lastInput.enter`.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Enter::Pending => "pending",
-            Enter::Pressed => "pressed",
-            Enter::Cancelled => "cancelled",
-        }
-    }
-}
-
-/// The newest accepted input call of a terminal, for the state object's `lastInput`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LastInput {
-    pub(crate) seq: u64,
-    pub(crate) tool: super::tools::Tool,
-    /// Bytes sent so far.
-    pub(crate) bytes: usize,
-    /// With `submit`: its Enter.
-    pub(crate) enter: Option<Enter>,
-}
-
 /// An input call that arrived while an earlier call's Enter was pending on the same terminal:
 /// it runs once that Enter is pressed or cancelled, so calls reach the program in the order of
 /// their sequence numbers and never interleave. Until then it has sent nothing and has no
@@ -179,9 +145,8 @@ pub(crate) struct Calls {
     pub(crate) submits: Vec<Submit>,
     /// Input calls waiting for a pending Enter, oldest first.
     pub(crate) queued: Vec<Queued>,
-    /// Accepted input calls so far: the newest one's number (spec "Input sequence").
-    pub(crate) input_seq: u64,
-    pub(crate) last_input: Option<LastInput>,
+    /// The accepted input calls (spec "Input sequence").
+    pub(crate) input: InputSequence,
     /// When output last arrived while a wait was in progress (`performance.now()` ms).
     pub(crate) last_output: f64,
     /// Enter reached the program while no command ran: `Some(newest record id then)`; the
@@ -219,8 +184,7 @@ impl Calls {
             waiters: Vec::new(),
             submits: Vec::new(),
             queued: Vec::new(),
-            input_seq: 0,
-            last_input: None,
+            input: InputSequence::default(),
             last_output: f64::MIN,
             submitted: None,
             check_due: false,
@@ -235,37 +199,6 @@ impl Calls {
         let c = self.next_call;
         self.next_call += 1;
         c
-    }
-
-    /// Numbers an input call of `tool` that has just sent `bytes` (and, with `enter`, has its
-    /// Enter pending); returns its number.
-    pub(crate) fn input_sent(
-        &mut self,
-        tool: super::tools::Tool,
-        bytes: usize,
-        enter: bool,
-    ) -> u64 {
-        self.input_seq += 1;
-        self.last_input = Some(LastInput {
-            seq: self.input_seq,
-            tool,
-            bytes,
-            enter: enter.then_some(Enter::Pending),
-        });
-        self.input_seq
-    }
-
-    /// The pending Enter of input call `seq` was pressed (`Some(bytes)`) or will never be
-    /// (`None`).
-    pub(crate) fn enter_done(&mut self, seq: u64, pressed: Option<usize>) {
-        if let Some(last) = self.last_input.as_mut().filter(|l| l.seq == seq) {
-            last.bytes += pressed.unwrap_or(0);
-            last.enter = Some(if pressed.is_some() {
-                Enter::Pressed
-            } else {
-                Enter::Cancelled
-            });
-        }
     }
 
     /// Program output arrived: waiters are checked in a microtask (at most once per
@@ -319,7 +252,7 @@ impl Calls {
             w.settle.resolve(&result);
         }
         for s in std::mem::take(&mut self.submits) {
-            self.enter_done(s.input.seq, None);
+            self.input.enter_done(s.input.seq, None);
             s.settle.resolve(&result);
         }
         for q in self.queued.drain(..) {
@@ -374,7 +307,7 @@ pub(crate) fn remove_waiter(inner: &mut Inner, call: u64) -> Option<Settle> {
 pub(crate) fn remove_submit(inner: &mut Inner, call: u64) -> Option<Settle> {
     let i = inner.mcp.submits.iter().position(|s| s.call == call)?;
     let submit = inner.mcp.submits.remove(i);
-    inner.mcp.enter_done(submit.input.seq, None);
+    inner.mcp.input.enter_done(submit.input.seq, None);
     run_queued_soon(inner);
     Some(submit.settle)
 }

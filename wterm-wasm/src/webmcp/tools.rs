@@ -273,11 +273,11 @@ fn state(inner: &Inner, name: &str, description: Option<&str>, read_only: bool) 
         set(&state, "runningCommand", command::summary(r, now));
     }
     // Spec "Input sequence": what an agent compares after a call whose outcome it lost.
-    set(&state, "inputSeq", inner.mcp.input_seq as f64);
-    if let Some(last) = inner.mcp.last_input {
+    set(&state, "inputSeq", inner.mcp.input.seq() as f64);
+    if let Some(last) = inner.mcp.input.last() {
         let l = Object::new();
         set(&l, "seq", last.seq as f64);
-        set(&l, "tool", last.tool.name());
+        set(&l, "tool", last.tool);
         set(&l, "bytes", last.bytes);
         if let Some(enter) = last.enter {
             set(&l, "enter", enter.as_str());
@@ -588,10 +588,13 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
     let seq = if encoded.is_empty() {
         0
     } else {
-        inner.mcp.input_sent(Tool::Type, encoded.len(), a.submit)
+        inner
+            .mcp
+            .input
+            .sent(Tool::Type.name(), encoded.len(), a.submit)
     };
     if destroyed && a.submit {
-        inner.mcp.enter_done(seq, None);
+        inner.mcp.input.enter_done(seq, None);
     }
     let mut sent = InputAnswer {
         seq,
@@ -682,9 +685,9 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
         let pressed = (!read_only).then_some(enter.len());
         if submit.input.seq == 0 && pressed.is_some() {
             // Empty text: this Enter is the call's first byte.
-            submit.input.seq = inner.mcp.input_sent(Tool::Type, 0, true);
+            submit.input.seq = inner.mcp.input.sent(Tool::Type.name(), 0, true);
         }
-        inner.mcp.enter_done(submit.input.seq, pressed);
+        inner.mcp.input.enter_done(submit.input.seq, pressed);
         calls::run_queued_soon(&inner);
     }
     if read_only {
@@ -770,12 +773,10 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
             let mut inner = t.term.try_borrow_mut().map_err(|_| busy(&t))?;
             let encoded = encode(*chord, &inner.term.modes());
             if seq == 0 && !encoded.is_empty() {
-                seq = inner.mcp.input_sent(Tool::Press, 0, false);
+                seq = inner.mcp.input.sent(Tool::Press.name(), 0, false);
             }
             bytes += encoded.len();
-            if let Some(last) = inner.mcp.last_input.as_mut().filter(|l| l.seq == seq) {
-                last.bytes = bytes;
-            }
+            inner.mcp.input.more(seq, encoded.len());
             encoded
         };
         send_input(&t.term, &encoded);

@@ -76,8 +76,8 @@ impl Operation for Input {
     }
 
     /// `data` verbatim to the program, in order with the lines it submits (`ordered`) →
-    /// `{ok: true}`; with a wait, then the read's answer (as `/mcp/read`, counting from before
-    /// the write).
+    /// `{ok: true, seq, bytes}`; with a wait, then the read's answer (as `/mcp/read`, counting
+    /// from before the write) with `seq` and `bytes`.
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
@@ -85,16 +85,20 @@ impl Operation for Input {
             read::check_command_wait(session, args).await?;
         }
         let before = Origin::now(session, state);
-        ordered::write(session, state, self.data).await;
-        match self.after {
-            None => Ok(json!({ "ok": true })),
+        let bytes = self.data.len();
+        let (_, seq) =
+            ordered::write_numbered(session, state, self.data, Some(Self::SPEC.tool)).await;
+        let mut answer = match self.after {
+            None => json!({ "ok": true }),
             Some(args) => {
                 let gate = || cx.still(Access::Read);
-                Ok(json!(
-                    read::read_after(session, state, &args, before, &gate).await?
-                ))
+                json!(read::read_after(session, state, &args, before, &gate).await?)
             }
-        }
+        };
+        // Spec "Input sequence": `seq` null when nothing was sent (empty data).
+        answer["seq"] = json!(seq);
+        answer["bytes"] = json!(if seq.is_some() { bytes } else { 0 });
+        Ok(answer)
     }
 }
 

@@ -127,6 +127,9 @@ impl Operation for Keys {
         let mut access = state.subscribe_access();
         access.borrow_and_update();
         let mut sent = 0usize;
+        // The call's number in the window's input sequence, taken with its first byte.
+        let mut seq = None;
+        let mut bytes_sent = 0usize;
         // The refusal that stopped paced keys: the window's mode (or the relay's settings)
         // changed between two keys so that this caller may no longer type.
         let mut stopped = None;
@@ -138,8 +141,14 @@ impl Operation for Keys {
                     .flat_map(|c| keys::encode(*c, &modes))
                     .collect::<Vec<u8>>()
             });
-            if ordered::write(session, state, Bytes::from(bytes)).await {
+            let n = bytes.len();
+            let (ok, s) =
+                ordered::write_numbered(session, state, Bytes::from(bytes), Some(Self::SPEC.tool))
+                    .await;
+            seq = s;
+            if ok {
                 sent = self.chords.len();
+                bytes_sent = n;
             }
         } else {
             for (i, chord) in self.chords.iter().enumerate() {
@@ -157,26 +166,51 @@ impl Operation for Keys {
                     }
                 }
                 let bytes = session.inspect(|l| keys::encode(*chord, &l.terminal.modes()));
-                if !ordered::write(session, state, Bytes::from(bytes)).await {
+                let n = bytes.len();
+                let (ok, s) = match seq {
+                    None => {
+                        ordered::write_numbered(
+                            session,
+                            state,
+                            Bytes::from(bytes),
+                            Some(Self::SPEC.tool),
+                        )
+                        .await
+                    }
+                    Some(k) => {
+                        state.input_more(k, n);
+                        (
+                            ordered::write(session, state, Bytes::from(bytes)).await,
+                            Some(k),
+                        )
+                    }
+                };
+                seq = s;
+                if !ok {
                     break;
                 }
                 sent += 1;
+                bytes_sent += n;
             }
         }
         if let Some(refusal) = stopped {
             // No read after it: the caller may not be allowed to read either.
-            return Ok(json!({ "ok": true, "sent": sent, "stopped": refusal.code() }));
+            return Ok(
+                json!({ "ok": true, "sent": sent, "seq": seq, "bytes": bytes_sent,
+                              "stopped": refusal.code() }),
+            );
         }
-        match &self.after {
-            None => Ok(json!({ "ok": true, "sent": sent })),
+        let mut answer = match &self.after {
+            None => json!({ "ok": true }),
             Some(args) => {
                 let gate = || cx.still(Access::Read);
-                let mut answer =
-                    json!(read::read_after(session, state, args, before, &gate).await?);
-                answer["sent"] = json!(sent);
-                Ok(answer)
+                json!(read::read_after(session, state, args, before, &gate).await?)
             }
-        }
+        };
+        answer["sent"] = json!(sent);
+        answer["seq"] = json!(seq);
+        answer["bytes"] = json!(bytes_sent);
+        Ok(answer)
     }
 }
 

@@ -133,6 +133,7 @@ impl Operation for RunCommand {
         let mut bytes = encode_typed(&self.command, bracketed);
         bytes.push(b'\r');
         let bytes = Bytes::from(bytes);
+        let seq = state.input_sent(Self::SPEC.tool, bytes.len());
         if !session.write(bytes.clone()).await {
             return Err(unknown_or_off());
         }
@@ -169,6 +170,7 @@ impl Operation for RunCommand {
         let finished = out["finished"] == true;
         out["ok"] = json!(true);
         out["id"] = json!(session.id());
+        out["seq"] = json!(seq);
         out["timed_out"] = json!(!finished && !answer.exited);
         if answer.exited {
             out["exited"] = json!(true);

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::hub::{Broker, Window};
 use crate::broker::shell::{self, ShellFacts};
-use crate::broker::window::{Mode, Scope, WindowState};
+use crate::broker::window::{LastInputFacts, Mode, Scope, WindowState};
 use crate::ground::fields::Fields;
 use crate::ground::text::strip_controls;
 use crate::ground::Refusal;
@@ -49,6 +49,13 @@ pub struct TerminalRow {
     pub pace_ms: u64,
     /// What its shell reported about its commands (ext): state, last and running command.
     pub shell: ShellFacts,
+    /// (ext) The number of the newest input call the relay's agents sent to this window
+    /// (`send_input`, `send_keys`, `run_command`), 0 before any; an agent whose call got no
+    /// answer compares it with the number it knew before (spec "Input sequence").
+    pub input_seq: u64,
+    /// (ext) That call, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_input: Option<LastInputFacts>,
 }
 
 fn process_cwd(pid: Option<u32>) -> Option<String> {
@@ -88,6 +95,8 @@ fn row_of(broker: &Broker, w: Window) -> Option<TerminalRow> {
         app_cursor,
         pace_ms: state.pace_ms(),
         shell,
+        input_seq: state.input().seq(),
+        last_input: state.input().last().map(LastInputFacts::from),
     })
 }
 
