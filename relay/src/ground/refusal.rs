@@ -199,7 +199,7 @@ impl Refusal {
             ),
             BadCwd => Some("cwd must be an absolute path of an existing directory"),
             CwdNotDir => Some("cwd exists but is not a directory"),
-            UnknownProfile => Some("no launch profile of that name; list_profiles lists the names"),
+            UnknownProfile => Some("no launch profile of that name"),
             NoShellIntegration => Some(
                 "the window's program reports no command marks (OSC 133), so the end of a \
                  command cannot be told: it is not bash, zsh or fish started by the relay with \
@@ -233,7 +233,7 @@ impl Refusal {
             AuthRequired => "the MCP token is missing or wrong; a person must copy the current MCP token from the relay page's MCP settings into this client's configuration",
             BadJson => "the request was not a JSON object; fix the call's arguments",
             BadRequest(_) => "an argument has the wrong type or value; fix the call's arguments",
-            BadDims => "cols and rows must be 1..1000; fix the call",
+            BadDims => "cols and rows must be integers in 1..1000; fix the call",
             BadOrigin => "the request came from a web origin this relay does not allow; its operator can add it with --allow-origin",
             UnknownSession => "no such session; call list_terminals for the current ids",
             TooManySessions => "the relay already runs its maximum number of sessions; close a terminal first",
@@ -252,17 +252,17 @@ impl Refusal {
             ConflictingWait => "give at most one of wait_for_change, wait_for_text, wait_for_regex, wait_for_idle, wait_for_command; fix the call",
             BadRegex(_) => "wait_for_regex does not compile; fix the pattern",
             BadPace => "pace_ms must be a number of milliseconds; fix the call",
-            BadMode => "mode must be off, read or readwrite; fix the call",
+            BadMode => "mode must be one of off, read, readwrite; fix the call",
             BadCwd => "cwd must be an absolute path of an existing directory; fix the call",
             CwdNotDir => "cwd exists but is not a directory; fix the call",
-            UnknownProfile => "no launch profile of that name; call list_profiles",
+            UnknownProfile => "no launch profile of that name; call list_profiles for the names",
             LaunchDisabled => "launching terminals is off on this relay; a person must allow launching in the relay page's MCP settings",
             TerminalsDisabled => "this relay hosts no terminals for MCP clients (--no-terminals); its operator must restart it without that flag",
             TooManyPendingLaunches => "too many launches are in progress; retry in a moment",
             TokenEnvPinned => "that token is set by the relay's environment; its operator must change the environment",
             PersistFailed => "the relay could not write its state file and changed nothing; its operator must check the state directory",
             NoShellIntegration => "the terminal's shell reports no commands, so run_command cannot tell when one ends; use send_input and read_screen instead",
-            NotAtPrompt => "a program is running in the terminal's foreground and nothing was sent; wait for it (read_screen with wait_for_command) or use send_input/send_keys",
+            NotAtPrompt => "nothing was sent; a person may be using the program, so look at the screen (read_screen) before typing into it",
             RequestTimeout => "the request's body arrived too slowly and nothing was done; retry over a faster link",
             LineNotEmpty => "someone has typed on the terminal's command line and nothing was sent; look at the screen, then clear the line or wait",
         }
@@ -410,6 +410,13 @@ mod tests {
             // Agents read these through MCP tools: they name tools, never HTTP routes.
             for text in [r.advice(), r.detail().unwrap_or_default()] {
                 assert!(!text.contains("/mcp/"), "{}: {text}", r.code());
+            }
+            // The MCP message joins the advice and the detail: no clause twice.
+            if let Some(detail) = r.detail().filter(|d| !r.advice().contains(d)) {
+                let advice: Vec<&str> = r.advice().split("; ").collect();
+                for clause in detail.split("; ") {
+                    assert!(!advice.contains(&clause), "{}: {clause:?} twice", r.code());
+                }
             }
         }
         assert_eq!(

@@ -241,18 +241,33 @@ async fn input_calls_are_numbered_so_a_lost_answer_can_be_told() {
         .post("/mcp/input", json!({"id": id, "data": "echo one\n"}))
         .await
         .json();
-    assert_eq!((a["seq"].clone(), a["bytes"].clone()), (json!(1), json!(9)), "{a}");
+    assert_eq!(
+        (a["seq"].clone(), a["bytes"].clone()),
+        (json!(1), json!(9)),
+        "{a}"
+    );
     let a = mcp
         .post("/mcp/input", json!({"id": id, "data": ""}))
         .await
         .json();
-    assert_eq!((a["seq"].clone(), a["bytes"].clone()), (json!(null), json!(0)), "{a}");
+    assert_eq!(
+        (a["seq"].clone(), a["bytes"].clone()),
+        (json!(null), json!(0)),
+        "{a}"
+    );
     // Paced keys: one number, the bytes of every key.
     let k = mcp
-        .post("/mcp/keys", json!({"id": id, "keys": ["x", "C-u"], "delay_ms": 20}))
+        .post(
+            "/mcp/keys",
+            json!({"id": id, "keys": ["x", "C-u"], "delay_ms": 20}),
+        )
         .await
         .json();
-    assert_eq!((k["seq"].clone(), k["bytes"].clone()), (json!(2), json!(2)), "{k}");
+    assert_eq!(
+        (k["seq"].clone(), k["bytes"].clone()),
+        (json!(2), json!(2)),
+        "{k}"
+    );
     let r = mcp
         .post("/mcp/keys", json!({"id": id, "keys": ["Bogus"]}))
         .await;
@@ -276,7 +291,11 @@ async fn input_calls_are_numbered_so_a_lost_answer_can_be_told() {
         )
         .await
         .json();
-    assert_eq!((a["seq"].clone(), a["input_seq"].clone()), (json!(4), json!(4)), "{a}");
+    assert_eq!(
+        (a["seq"].clone(), a["input_seq"].clone()),
+        (json!(4), json!(4)),
+        "{a}"
+    );
 }
 
 /// Ordered input: Enter then at once Ctrl-C interrupts the command the line started, every time

@@ -509,7 +509,11 @@ os.write(1, b"\x1b[?1lHEX:" + data.hex().encode() + b":END\r\n")
         )
         .await;
     let k = r.json();
-    assert_eq!((r.status, &k["ok"], &k["sent"]), (200, &json!(true), &json!(10)), "{k}");
+    assert_eq!(
+        (r.status, &k["ok"], &k["sent"]),
+        (200, &json!(true), &json!(10)),
+        "{k}"
+    );
     // Up, Left, F1 as SS3 (DECCKM), S-Tab CSI Z, M-x ESC x: 19 bytes in all.
     assert_eq!(k["bytes"], 19, "{k}");
     assert!(k["seq"].as_u64().is_some_and(|n| n >= 1), "{k}");

@@ -171,6 +171,7 @@ impl Operation for RunCommand {
         out["ok"] = json!(true);
         out["id"] = json!(session.id());
         out["seq"] = json!(seq);
+        out["bytes"] = json!(bytes.len());
         out["timed_out"] = json!(!finished && !answer.exited);
         if answer.exited {
             out["exited"] = json!(true);
