@@ -1,7 +1,7 @@
 //! What an agent's call means, held once for the page's WebMCP tools (`wterm-wasm`) and the
 //! relay's broker routes and MCP tools: which command a wait is for ([`CommandWait`]), what
 //! counts as new output ([`NewOutput`]), how a wait is judged ([`wait::verdict`]), how much of a
-//! command's output an answer carries ([`MAX_COMMAND_OUTPUT_ROWS`]), and the numbering of agent
+//! command's output an answer carries ([`command_output`]), and the numbering of agent
 //! input ([`input::InputSequence`]).
 //!
 //! Pure: no clock (times are passed in), no I/O. The adapters take these values at the moments
@@ -14,13 +14,10 @@
 use crate::{join_for_search, CommandRecord, Terminal, TextRow};
 
 pub mod input;
+pub mod output;
 pub mod wait;
 
-/// Most rows of a command's output one answer carries (a `waitForCommand` / `wait_for_command`
-/// answer, `run_command`): the first half in `output`, the last half in the tail, the rows
-/// between counted as left out. 100 rows of a 200-column terminal are about 20 KB, well under
-/// what MCP clients accept in one answer; the rest stays readable from the history.
-pub const MAX_COMMAND_OUTPUT_ROWS: usize = 100;
+pub use output::{command_output, MAX_COMMAND_OUTPUT_BYTES, MAX_COMMAND_OUTPUT_ROWS};
 
 /// The command a wait is for, in a terminal's command log ([`Terminal::commands`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

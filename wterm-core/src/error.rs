@@ -12,7 +12,8 @@ pub struct Error {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// A key name that neither key grammar knows.
+    /// A key name that the key grammar does not know; its message is
+    /// [`KEYS_HELP`](crate::keys::KEYS_HELP).
     UnknownKey {
         /// The name as given.
         name: String,
@@ -55,18 +56,11 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            ErrorKind::UnknownKey { name } => write!(
+            // One text for both notations: an agent that wrote either learns both.
+            ErrorKind::UnknownKey { name } | ErrorKind::UnknownBrokerKey { name } => write!(
                 f,
-                "unknown key {name:?}; accepted: a single character, or one of {}",
-                crate::keys::KEY_NAMES_HELP
-            ),
-            ErrorKind::UnknownBrokerKey { name } => write!(
-                f,
-                "unknown key {name:?}; accepted: a single character, LF, or one of {}; each may \
-                 follow the prefixes C- (Ctrl, on letters, @ [ \\ ] ^ _ ? and Space), M- (Alt, sent \
-                 as ESC first) and S- (Shift, on Tab and the cursor, Home and End keys), each at \
-                 most once, as in C-c, M-f, C-M-x, S-Tab, C-S-Left",
-                crate::keys::KEY_NAMES_HELP
+                "unknown key {name:?}; accepted: {}",
+                crate::keys::KEYS_HELP
             ),
             ErrorKind::UnknownModifier { name, chord } => write!(
                 f,
@@ -77,7 +71,10 @@ impl fmt::Display for Error {
                 "modifier {name:?} given more than once in {chord:?}; name each of Ctrl, Alt, \
                  Shift, Meta at most once, as in Ctrl+Shift+ArrowLeft"
             ),
-            ErrorKind::EmptyKey => write!(f, "empty key name; accepted: a single character or a key name such as Enter"),
+            ErrorKind::EmptyKey => write!(
+                f,
+                "empty key name; accepted: a single character or a key name such as Enter"
+            ),
         }
     }
 }

@@ -16,9 +16,10 @@ pub(crate) const MAX_TIMEOUT_MS: u32 = 120_000;
 /// `timeoutMs` when a `read_terminal` wait does not give one, in milliseconds (spec).
 pub(crate) const DEFAULT_TIMEOUT_MS: u32 = 10_000;
 
-// The tools' schema states the core's bound on a command answer's rows as a literal (tools.rs
+// The tools' schema states the core's bounds on a command answer as literals (tools.rs
 // `WAIT_COMMAND`).
-const _: () = assert!(wterm_core::agent::MAX_COMMAND_OUTPUT_ROWS == 100);
+const _: () = assert!(wterm_core::agent::MAX_COMMAND_OUTPUT_ROWS == 400);
+const _: () = assert!(wterm_core::agent::MAX_COMMAND_OUTPUT_BYTES == 20_000);
 
 /// Longest `text` `type_in_terminal` accepts, in bytes of UTF-8 (spec: 1 MiB); longer text is
 /// refused and nothing is typed.

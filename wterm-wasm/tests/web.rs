@@ -733,35 +733,35 @@ async fn webmcp_commands_from_shell_integration() {
     let r = execute_async("read_terminal", r#"{"waitForCommand":true}"#).await;
     assert_eq!(get(&r, "command.exitCode"), 1);
 
-    // Long output: the first and last 50 rows, the rows between counted.
+    // Long output: the first and last 200 rows (the core's bound), the rows between counted.
     let pending = call_tool(
         "type_in_terminal",
-        r#"{"text":"seq 300","submit":true,"waitForCommand":true}"#,
+        r#"{"text":"seq 500","submit":true,"waitForCommand":true}"#,
     );
     sleep(250).await;
-    let lines: String = (1..=300).map(|n| format!("{n}\r\n")).collect();
-    t.write(format!("{}{PROMPT}", ran("seq 300", &lines, 0)).into())
+    let lines: String = (1..=500).map(|n| format!("{n}\r\n")).collect();
+    t.write(format!("{}{PROMPT}", ran("seq 500", &lines, 0)).into())
         .unwrap();
     let r = answer(pending).await;
     assert_eq!(
         get(&r, "command.outputRows"),
-        300,
+        500,
         "{}",
         json_of(&get(&r, "command"))
     );
-    assert_eq!(get(&r, "command.rowsLeftOut"), 200);
+    assert_eq!(get(&r, "command.rowsLeftOut"), 100);
     let head = get(&r, "command.output").as_string().unwrap();
     let tail = get(&r, "command.outputTail").as_string().unwrap();
     assert_eq!(
         head,
-        (1..=50)
+        (1..=200)
             .map(|n| n.to_string())
             .collect::<Vec<_>>()
             .join("\n")
     );
     assert_eq!(
         tail,
-        (251..=300)
+        (301..=500)
             .map(|n| n.to_string())
             .collect::<Vec<_>>()
             .join("\n")

@@ -6,9 +6,8 @@
 //! nothing is `state: "unknown"` with the reason, not a guess.
 
 use serde::Serialize;
-use wterm_core::{CommandRecord, ShellState, Terminal};
+use wterm_core::{agent, CommandRecord, ShellState, Terminal};
 
-use crate::ground::limits::{MAX_COMMAND_OUTPUT_CHARS, MAX_COMMAND_OUTPUT_ROWS};
 use crate::ground::text::strip_controls;
 
 use crate::session::{Integration, Session};
@@ -106,8 +105,8 @@ pub struct CommandAnswer {
     /// Whether it has finished (else the wait ended first and this is its output so far).
     pub finished: bool,
     /// Its output: soft-wrapped rows joined, others on lines of their own; the head of it when
-    /// rows were left out (at most [`MAX_COMMAND_OUTPUT_ROWS`] rows and
-    /// [`MAX_COMMAND_OUTPUT_CHARS`] characters are answered in all).
+    /// rows were left out (the core's bound: [`agent::MAX_COMMAND_OUTPUT_ROWS`] rows and
+    /// [`agent::MAX_COMMAND_OUTPUT_BYTES`] bytes in all).
     pub output: String,
     /// The last rows of the output when rows between were left out.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -129,100 +128,15 @@ fn is_zero(n: &u64) -> bool {
 impl CommandAnswer {
     /// `record` of `terminal` with its output, bounded; `now_ms` times a running one.
     pub fn of(terminal: &Terminal, record: &CommandRecord, now_ms: u64) -> CommandAnswer {
-        let out = terminal.command_output(record, MAX_COMMAND_OUTPUT_ROWS);
-        let half = MAX_COMMAND_OUTPUT_CHARS / 2;
-        let (output, cut_head) = keep_head(
-            &out.text,
-            if out.tail.is_empty() {
-                MAX_COMMAND_OUTPUT_CHARS
-            } else {
-                half
-            },
-        );
-        let (output_tail, cut_tail) = keep_tail(&out.tail, half);
+        let out = agent::command_output(terminal, record);
         CommandAnswer {
             facts: CommandFacts::of(record, now_ms),
             finished: record.finished(),
-            output,
-            output_tail,
+            output: out.text,
+            output_tail: out.tail,
             rows: out.rows,
-            rows_left_out: out.rows_left_out + cut_head + cut_tail,
+            rows_left_out: out.rows_left_out,
             rows_lost: out.rows_lost,
         }
-    }
-}
-
-/// The first rows of `text` within `max` bytes, and how many rows were cut; a first row longer
-/// than `max` keeps its start (cut at a character boundary), so one huge line is not answered
-/// as nothing.
-fn keep_head(text: &str, max: usize) -> (String, u64) {
-    if text.len() <= max {
-        return (text.to_owned(), 0);
-    }
-    let mut kept = String::new();
-    let mut cut = 0u64;
-    for row in text.split('\n') {
-        if cut > 0 || kept.len() + row.len() + 1 > max {
-            if kept.is_empty() && cut == 0 {
-                kept.push_str(&row[..floor_char_boundary(row, max)]);
-            }
-            cut += 1;
-        } else {
-            if !kept.is_empty() {
-                kept.push('\n');
-            }
-            kept.push_str(row);
-        }
-    }
-    (kept, cut)
-}
-
-/// The largest index ≤ `i` that is a character boundary of `s`.
-fn floor_char_boundary(s: &str, i: usize) -> usize {
-    (0..=i.min(s.len()))
-        .rev()
-        .find(|j| s.is_char_boundary(*j))
-        .unwrap_or(0)
-}
-
-/// The last rows of `text` within `max` characters, and how many rows were cut.
-fn keep_tail(text: &str, max: usize) -> (String, u64) {
-    if text.len() <= max {
-        return (text.to_owned(), 0);
-    }
-    let rows: Vec<&str> = text.split('\n').collect();
-    let mut total = 0usize;
-    let mut first = rows.len();
-    while first > 0 && total + rows[first - 1].len() < max {
-        first -= 1;
-        total += rows[first].len() + 1;
-    }
-    if first == rows.len() {
-        // The last row alone is longer than `max`: its end.
-        let last = rows[first - 1];
-        let mut start = last.len() - max;
-        while !last.is_char_boundary(start) {
-            start += 1;
-        }
-        return (last[start..].to_owned(), (first - 1) as u64);
-    }
-    (rows[first..].join("\n"), first as u64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_huge_row_keeps_its_ends() {
-        let row = "é".repeat(50_000);
-        let (head, cut) = keep_head(&row, 1001);
-        assert_eq!((head.len(), cut), (1000, 1));
-        let (tail, cut) = keep_tail(&row, 1001);
-        assert_eq!((tail.len(), cut), (1000, 0));
-        let rows = format!("a\n{row}\nb");
-        assert_eq!(keep_head(&rows, 10), ("a".to_owned(), 2));
-        assert_eq!(keep_tail(&rows, 10), ("b".to_owned(), 2));
-        assert_eq!(keep_head("x\ny", 10), ("x\ny".to_owned(), 0));
     }
 }

@@ -162,14 +162,6 @@ pub const ECHO_WAIT_MS: u64 = 3_000;
 /// someone really typed on is refused this much later.
 pub const LINE_RECHECK_MS: u64 = 500;
 
-/// Most rows of a command's output one answer carries (`wait_for_command`, `run_command`): the
-/// first and last halves are kept and the rows between counted (`rows_left_out`).
-pub const MAX_COMMAND_OUTPUT_ROWS: usize = 400;
-
-/// Most characters of a command's output one answer carries (head and tail, half each), so an
-/// answer stays well under an MCP client's output limit (Claude Code: 25,000 tokens).
-pub const MAX_COMMAND_OUTPUT_CHARS: usize = 20_000;
-
 /// Longest command line `/mcp/run` types, in bytes: the kernel's terminal line discipline keeps
 /// at most 4095 bytes of a line (`N_TTY_BUF_SIZE`), and a newcomer's probe saw longer lines
 /// typed at bash's prompt cut (a 5000-byte line lost its tail and ran as something else). Longer

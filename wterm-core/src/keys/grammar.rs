@@ -8,6 +8,49 @@ pub const KEY_NAMES_HELP: &str = "Enter, Tab, Escape, Backspace, Delete, Insert,
 PageUp, PageDown, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, F1..F12, Space (aliases: Esc, \
 Return, Up, Down, Left, Right, Del, Ins, PgUp, PgDn, BS)";
 
+/// The key grammar both agent surfaces take ([`parse_key`]), in one sentence: the text of the
+/// `keys` argument's description and of every unknown-key error.
+pub const KEYS_HELP: &str = "a single character, LF, or a key name: Enter, Tab, Escape, \
+Backspace, Delete, Insert, Home, End, PageUp, PageDown, ArrowUp, ArrowDown, ArrowLeft, \
+ArrowRight, F1..F12, Space (aliases: Esc, Return, Up, Down, Left, Right, Del, Ins, PgUp, PgDn, \
+BS); modifiers written before it as Ctrl+, Alt+, Shift+, Meta+ (Ctrl+C, Shift+Tab, \
+Ctrl+Shift+ArrowLeft) or as the prefixes C- (Ctrl, on letters, @ [ \\ ] ^ _ ? and Space), M- \
+(Alt, sent as ESC first) and S- (Shift, on Tab and the cursor, Home and End keys), each at most \
+once (C-c, M-f, C-M-x, S-Tab, C-S-Left)";
+
+/// The description of a `keys` argument taking at most `max` keys, the same on both surfaces:
+/// "Keys pressed in order (at most {max}), each " and [`KEYS_HELP`].
+pub fn keys_doc(max: usize) -> String {
+    format!("Keys pressed in order (at most {max}), each {KEYS_HELP}.")
+}
+
+/// Parses one key of either notation, the grammar of the page's `press_terminal_keys` and the
+/// relay's `send_keys` / `/mcp/keys` alike (see [`KEYS_HELP`]): a token that starts with `C-`,
+/// `M-` or `S-` and has more after it is a broker token ([`parse_broker_key`], broker-api.md
+/// "Key grammar"); `LF` is the line-feed key; anything else is a chord ([`parse_chord`]).
+/// The two notations do not overlap: a chord never has `-` after its first letter unless the
+/// key is `-` itself, which `C-`/`M-`/`S-` alone (no key) are not taken for.
+///
+/// Errors: those of the notation the token is in; an unknown key is
+/// [`ErrorKind::UnknownKey`], whose message is [`KEYS_HELP`].
+pub fn parse_key(token: &str) -> Result<Chord, Error> {
+    let b = token.as_bytes();
+    if b.len() > 2 && matches!(b[0], b'C' | b'M' | b'S') && b[1] == b'-' {
+        return parse_broker_key(token).map_err(|_| {
+            Error::new(ErrorKind::UnknownKey {
+                name: token.to_string(),
+            })
+        });
+    }
+    if token.eq_ignore_ascii_case("lf") {
+        return Ok(Chord {
+            key: Key::LineFeed,
+            mods: Mods::NONE,
+        });
+    }
+    parse_chord(token)
+}
+
 /// A named key (case-insensitive), with the common aliases.
 fn named_key(name: &str) -> Option<Key> {
     let lower = name.to_ascii_lowercase();

@@ -5,8 +5,9 @@
 //!   key sends in xterm for the program's current [`Modes`](crate::Modes): legacy, DECCKM (SS3
 //!   cursor keys), xterm modifier parameters (`CSI 1;5D`), and the kitty keyboard protocol
 //!   (flags 1 "disambiguate" and 8 "report all keys as escape codes").
-//! - [`parse_chord`]: the WebMCP grammar (`"Ctrl+Shift+ArrowLeft"`); [`parse_broker_key`]: the
-//!   broker grammar (`"C-x"`, `"M-Left"`); [`dom_key`]: `KeyboardEvent.key` names.
+//! - [`parse_key`]: the one key grammar of both agent surfaces, either notation: chords
+//!   ([`parse_chord`], `"Ctrl+Shift+ArrowLeft"`) or broker tokens ([`parse_broker_key`], `"C-x"`,
+//!   `"M-Left"`), help text [`KEYS_HELP`]; [`dom_key`]: `KeyboardEvent.key` names.
 //! - [`encode_paste`]: pasted text, bracketed when mode 2004 is on; [`enter_newlines`]: the
 //!   newline rule for typed text (line breaks become Enter's CR).
 //! - [`encode_mouse`], [`encode_focus`]: mouse and focus reports for the program's mouse modes.
@@ -17,7 +18,9 @@ mod mouse;
 mod paste;
 
 pub use encode::encode;
-pub use grammar::{dom_key, parse_broker_key, parse_chord, KEY_NAMES_HELP};
+pub use grammar::{
+    dom_key, keys_doc, parse_broker_key, parse_chord, parse_key, KEYS_HELP, KEY_NAMES_HELP,
+};
 pub use mouse::{
     encode_focus, encode_mouse, MouseAction, MouseButton, MouseEvent, UTF8_MAX_COORD, X10_MAX_COORD,
 };

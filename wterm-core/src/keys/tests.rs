@@ -344,3 +344,62 @@ fn dom_keys() {
         assert_eq!(dom_key(none), None, "{none}");
     }
 }
+
+#[test]
+fn one_grammar_takes_both_notations() {
+    // The page's and the relay's agents write keys either way; both mean the same key.
+    for (chord, token) in [
+        ("Ctrl+C", "C-c"),
+        ("Alt+x", "M-x"),
+        ("Shift+Tab", "S-Tab"),
+        ("Ctrl+Shift+ArrowLeft", "C-S-Left"),
+        ("ArrowUp", "Up"),
+        ("Escape", "Esc"),
+        ("Enter", "Enter"),
+        ("a", "a"),
+    ] {
+        let a = parse_key(chord).unwrap_or_else(|e| panic!("{chord}: {e}"));
+        let b = parse_key(token).unwrap_or_else(|e| panic!("{token}: {e}"));
+        assert_eq!(encode(a, &LEGACY), encode(b, &LEGACY), "{chord} vs {token}");
+    }
+    assert_eq!(encode(parse_key("LF").unwrap(), &LEGACY), b"\n");
+    assert_eq!(encode(parse_key("lf").unwrap(), &LEGACY), b"\n");
+    // Single characters that look like a prefix are themselves.
+    for c in ["C", "M", "S", "-", "+"] {
+        assert_eq!(encode(parse_key(c).unwrap(), &LEGACY), c.as_bytes(), "{c}");
+    }
+    // A prefix with no key after it is no key.
+    assert!(parse_key("C-").is_err());
+}
+
+#[test]
+fn one_grammar_has_one_error_text() {
+    for (bad, named) in [
+        ("Bogus", "Bogus"),
+        ("C-1", "C-1"),
+        ("S-a", "S-a"),
+        ("Ctrl+Bogus", "Bogus"),
+        ("C-C-c", "C-C-c"),
+        ("F13", "F13"),
+    ] {
+        let e = parse_key(bad).expect_err(bad).to_string();
+        assert!(
+            e.starts_with(&format!("unknown key {named:?}")),
+            "{bad}: {e}"
+        );
+        assert!(e.ends_with(KEYS_HELP), "{bad}: {e}");
+    }
+    for part in ["Ctrl+C", "C-c", "S-Tab", "ArrowUp", "LF", "F1..F12"] {
+        assert!(KEYS_HELP.contains(part), "{part}");
+    }
+    // Modifier mistakes keep their own, more precise texts.
+    assert!(parse_key("Hyper+a")
+        .unwrap_err()
+        .to_string()
+        .contains("unknown modifier"));
+    assert!(parse_key("Ctrl+Ctrl+c")
+        .unwrap_err()
+        .to_string()
+        .contains("more than once"));
+    assert!(keys_doc(64).starts_with("Keys pressed in order (at most 64), each a single"));
+}

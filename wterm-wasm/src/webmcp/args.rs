@@ -4,7 +4,7 @@
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wterm_core::keys::{parse_chord, Chord, KEY_NAMES_HELP};
+use wterm_core::keys::{parse_key, Chord, KEYS_HELP};
 use wterm_core::ErrorKind;
 
 use crate::js::{describe, quote};
@@ -313,7 +313,7 @@ pub(crate) fn press(input: &JsValue) -> Result<PressArgs, String> {
                 for (idx, k) in arr.iter().enumerate() {
                     match k.as_string() {
                         None => bad.push(format!("keys[{idx}] is {}, not a string", describe(&k))),
-                        Some(s) => match parse_chord(&s) {
+                        Some(s) => match parse_key(&s) {
                             Ok(chord) => keys.push(chord),
                             Err(e) => bad.push(format!(
                                 "keys[{idx}] {}: {}",
@@ -325,9 +325,7 @@ pub(crate) fn press(input: &JsValue) -> Result<PressArgs, String> {
                 }
                 if !bad.is_empty() {
                     i.errors.push(format!(
-                        "nothing was pressed: {}; accepted: Mod+Mod+Key with modifiers Ctrl, \
-                         Alt, Shift, Meta and a key that is a single character or one of \
-                         {KEY_NAMES_HELP}",
+                        "nothing was pressed: {}; accepted: each key {KEYS_HELP}",
                         bad.join(", ")
                     ));
                 }

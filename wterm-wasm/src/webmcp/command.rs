@@ -4,7 +4,7 @@
 //! counts as new output are the core's ([`wterm_core::agent`]).
 
 use js_sys::Object;
-use wterm_core::agent::MAX_COMMAND_OUTPUT_ROWS;
+use wterm_core::agent;
 use wterm_core::{CommandRecord, Terminal};
 
 use crate::js::set;
@@ -32,15 +32,15 @@ pub(crate) fn summary(r: &CommandRecord, now_ms: u64) -> Object {
 }
 
 /// The `command` of an answer: [`summary`], `running: true` when it has not finished (the wait
-/// timed out), then its output bounded to [`MAX_COMMAND_OUTPUT_ROWS`] rows: `output` (all of it,
-/// or its first half), `outputTail` (the last rows when rows were left out), `outputRows` (rows
+/// timed out), then its output bounded by the core ([`agent::command_output`]): `output` (all of
+/// it, or its first half), `outputTail` (the last rows when rows were left out), `outputRows` (rows
 /// it covers), `rowsLeftOut`, `rowsLost`, `outputErased` (the last three only when not 0/false).
 pub(crate) fn answer(t: &Terminal, r: &CommandRecord, now_ms: u64) -> Object {
     let o = summary(r, now_ms);
     if !r.finished() {
         set(&o, "running", true);
     }
-    let out = t.command_output(r, MAX_COMMAND_OUTPUT_ROWS);
+    let out = agent::command_output(t, r);
     set(&o, "output", out.text.as_str());
     if out.rows_left_out > 0 {
         set(&o, "outputTail", out.tail.as_str());

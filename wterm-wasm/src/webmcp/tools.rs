@@ -4,7 +4,7 @@
 
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
-use wterm_core::keys::{encode, encode_typed, Chord, Key};
+use wterm_core::keys::{encode, encode_typed, keys_doc, Chord, Key};
 use wterm_core::TextRow;
 
 use super::args;
@@ -112,8 +112,8 @@ impl Tool {
     pub(crate) fn input_schema(self) -> String {
         const WAIT_COMMAND: &str = concat!(
             r#""waitForCommand":{"type":"boolean","default":false,"description":"Needs shell integration (OSC 133/633; an error says when the shell reports none). Wait until the command finishes: the one running, or else the one the last submitted line started (with type_in_terminal: the one this call's Enter starts). The answer adds command: {command, exitCode, durationMs, cwd, output, outputTail?, outputRows, rowsLeftOut?, rowsLost?}, output bounded to "#,
-            "100",
-            r#" rows (first and last half kept). Not with waitFor."},"#,
+            "400 rows and 20000 bytes",
+            r#" (first and last half kept). Not with waitFor."},"#,
             r#""newOutputOnly":{"type":"boolean","default":false,"description":"waitFor counts only output after the call started: rows from the cursor's row down (after a submitted line, the rows below it, or with shell integration the command's own output), so text already on screen or an echoed command line never matches."}"#
         );
         const TERMINAL: &str = r#""terminal":{"type":"string","minLength":1,"description":"Terminal name from list_terminals. May be omitted when the page has one terminal or exactly one has focus."}"#;
@@ -162,7 +162,7 @@ impl Tool {
             Tool::Press => format!(
                 concat!(
                     r#"{{"type":"object","properties":{{{terminal},"#,
-                    r#""keys":{{"type":"array","minItems":1,"maxItems":{keys},"items":{{"type":"string","minLength":1}},"description":"1..{keys} keys pressed in order, each Mod+Mod+Key, e.g. \"Ctrl+C\", \"Shift+Tab\", \"ArrowUp\", \"Enter\", \"a\"."}},"#,
+                    r#""keys":{{"type":"array","minItems":1,"maxItems":{keys},"items":{{"type":"string","minLength":1}},"description":"{keys_doc}"}},"#,
                     r#""lines":{{"type":"integer","minimum":1,"maximum":{lines},"description":"With a wait: the answer's text is the last N rows, as in read_terminal."}},"#,
                     r#""waitFor":{{"type":"string","minLength":1,"description":"After the keys, wait until this text appears, as in read_terminal; the answer is read_terminal's."}},"#,
                     r#""waitForIdleMs":{{"type":"integer","minimum":1,"maximum":{idle},"description":"After the keys, wait until no output has arrived for this many milliseconds (1..{idle})."}},"#,
@@ -172,6 +172,8 @@ impl Tool {
                 ),
                 terminal = TERMINAL,
                 keys = MAX_KEYS,
+                // The help text's one backslash (`C-\`), escaped for the JSON string.
+                keys_doc = keys_doc(MAX_KEYS).replace('\\', "\\\\"),
                 wait_cmd = WAIT_COMMAND,
                 lines = MAX_READ_LINES,
                 idle = MAX_IDLE_MS,

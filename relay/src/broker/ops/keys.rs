@@ -20,11 +20,9 @@ use crate::ground::Refusal;
 /// A validated `/mcp/keys` request (without the `id`).
 #[derive(Debug, Clone, JsonSchema)]
 pub struct Keys {
-    /// Keys in order: "Enter", "Tab", "Esc", "Backspace", "Up", "Down", "Left", "Right",
-    /// "Home", "End", "PageUp", "PageDown", "F1".."F12", "C-c" (Ctrl), "M-x" (Alt),
-    /// "S-Tab", "C-S-Left", or any single character.
+    /// Keys pressed in order, in the grammar both surfaces take ([`keys::keys_doc`]).
     #[serde(rename = "keys")]
-    #[schemars(with = "Vec<String>")]
+    #[schemars(with = "Vec<String>", description = keys::keys_doc(MAX_KEYS))]
     pub chords: Vec<Chord>,
     /// Pause between keys in milliseconds, 0..1000 (default: the window's pace, see set_pace).
     #[serde(rename = "delay_ms")]
@@ -61,7 +59,7 @@ impl Keys {
             .iter()
             .map(|v| match v {
                 Value::String(token) => {
-                    keys::parse_broker_key(token).map_err(|e| Refusal::BadKeys(e.to_string()))
+                    keys::parse_key(token).map_err(|e| Refusal::BadKeys(e.to_string()))
                 }
                 other => Err(Refusal::BadKeys(format!(
                     "{other} is not a string; accepted: key names such as \"Enter\""
