@@ -48,7 +48,8 @@ test("an MCP client's typing and an in-page agent's reading show on the terminal
   // An MCP client types; the page shows a write, promptly.
   const r = await mcpPost(token, "/mcp/input", { id, data: "echo via-mcp-$((3*5))\r" });
   const returnedAt = Date.now();
-  expect(r).toEqual({ status: 200, body: { ok: true } });
+  // The answer numbers the input (input sequence): a caller whose answer was lost can tell.
+  expect(r).toEqual({ status: 200, body: { ok: true, seq: expect.any(Number), bytes: "echo via-mcp-$((3*5))\r".length } });
   await expect(badge(page)).toHaveAttribute("data-kind", "write", { timeout: 2000 });
   await expect(badge(page)).toHaveAttribute("data-tool", "send_input");
   await expect(badge(page)).toHaveAttribute("data-source", "relay");
@@ -108,7 +109,7 @@ test("one click takes typing away from both kinds of agents, and one click gives
   // Back to read-write: both type again.
   await bar.getByRole("radio", { name: "read-write" }).click();
   await expect(bar.getByRole("radio", { name: "read-write" })).toHaveAttribute("aria-checked", "true");
-  expect(await mcpPost(token, "/mcp/input", { id, data: "echo back-$((6*7))\r" })).toEqual({ status: 200, body: { ok: true } });
+  expect(await mcpPost(token, "/mcp/input", { id, data: "echo back-$((6*7))\r" })).toEqual({ status: 200, body: { ok: true, seq: expect.any(Number), bytes: 19 } });
   await expect.poll(tools).toContain("type_in_terminal");
   const typed = (await page.webmcp.callTool("type_in_terminal", { text: "echo page-$((2+3))", submit: true })) as any;
   expect(typed).toMatchObject({ ok: true, submitted: true });

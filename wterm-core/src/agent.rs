@@ -15,6 +15,7 @@ use crate::{join_for_search, CommandRecord, Terminal, TextRow};
 
 pub mod input;
 pub mod output;
+pub mod redact;
 pub mod wait;
 
 pub use output::{command_output, MAX_COMMAND_OUTPUT_BYTES, MAX_COMMAND_OUTPUT_ROWS};

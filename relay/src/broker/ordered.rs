@@ -17,17 +17,26 @@ use wterm_core::agent::next_command_id;
 
 use super::window::{Submitted, WindowState};
 use crate::ground::limits::{ECHO_WAIT_MS, LINE_RECHECK_MS, SUBMIT_POLL_MS, SUBMIT_START_WAIT_MS};
-use crate::session::Session;
+use crate::session::{pty, Session};
 
 /// Whether the command of a line submitted with `next_id` has started: the shell reported it
 /// finished (a builtin), or a job holds the foreground and is past the shell's own code (see
-/// [`job_running`]).
+/// [`job_running`]), or the shell reported it running and, holding the foreground itself,
+/// waits for input: a builtin reading a line (`read -p`), which the input is for.
 fn started(session: &Session, next_id: u64) -> bool {
-    if session.inspect(|l| l.terminal.commands().rev().any(|r| r.id >= next_id)) {
+    let (done, running) = session.inspect(|l| {
+        let t = &*l.terminal;
+        (
+            t.commands().rev().any(|r| r.id >= next_id),
+            t.running_command().is_some_and(|r| r.id >= next_id),
+        )
+    });
+    if done {
         return true;
     }
     match (session.foreground_pgrp(), session.pid()) {
         (Some(fg), Some(shell)) if fg != shell => job_running(fg, shell),
+        (Some(_), Some(shell)) => running && pty::waiting_for_input(shell),
         _ => false,
     }
 }

@@ -348,6 +348,30 @@ pub fn asleep(pid: u32) -> bool {
     state_is_sleeping(&format!("/proc/{pid}/stat"))
 }
 
+/// Whether process `pid` is blocked waiting for input on its standard input: asleep in `read(2)`
+/// on fd 0, or in `poll`/`select` (`/proc/PID/syscall`, proc(5); readable for the relay's own
+/// user's processes). A shell doing that while it reports a command running is a builtin
+/// reading a line (`read -p`), not a shell about to fork a job. `false` when it cannot be told.
+pub fn waiting_for_input(pid: u32) -> bool {
+    if !asleep(pid) {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/syscall")) else {
+        return false;
+    };
+    let mut fields = text.split_whitespace();
+    let (Some(nr), Some(arg0)) = (fields.next(), fields.next()) else {
+        return false;
+    };
+    let Ok(nr) = nr.parse::<i64>() else {
+        return false;
+    };
+    let polls = [libc::SYS_pselect6, libc::SYS_ppoll];
+    #[cfg(target_arch = "x86_64")]
+    let polls = [polls[0], polls[1], libc::SYS_poll, libc::SYS_select];
+    (nr == libc::SYS_read && arg0 == "0x0") || polls.contains(&nr)
+}
+
 /// Whether the `stat` file at `path` (proc(5)) gives state `S`.
 fn state_is_sleeping(path: &str) -> bool {
     std::fs::read_to_string(path)

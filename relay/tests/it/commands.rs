@@ -599,3 +599,88 @@ async fn text_typed_just_before_run_is_never_joined_to_the_command() {
     assert_eq!(a["command"], "echo ALONE", "{a}");
     assert_eq!(a["output"], "ALONE", "{a}");
 }
+
+/// Regression: input for a builtin that reads (`read -p`) was held the whole submit-start wait
+/// (3 s) every time: ordered input took only a finished command or a foreground job as
+/// started. A shell that reports the command running and waits for input on its own takes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_for_a_reading_builtin_is_not_held() {
+    let (_relay, mcp, id) = ready().await;
+    for round in 0..3 {
+        let r = mcp
+            .post(
+                "/mcp/input",
+                json!({"id": id, "data": format!("read -p 'Name{round}? ' x; echo got-$x\n"),
+                       "wait_for_text": format!("Name{round}? "), "new_output": true,
+                       "timeout_ms": 15000}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let started = Instant::now();
+        let r = mcp
+            .post(
+                "/mcp/input",
+                json!({"id": id, "data": format!("bob{round}\n"), "wait_for_command": true,
+                       "timeout_ms": 15000}),
+            )
+            .await;
+        let took = started.elapsed();
+        assert_eq!(r.status, 200, "{}", r.body);
+        let output = r.json()["command"]["output"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        assert!(output.ends_with(&format!("got-bob{round}")), "{}", r.body);
+        eprintln!("round {round}: the answer to read -p took {took:?}");
+        // Held, it takes the whole wait (SUBMIT_START_WAIT_MS, 3000 ms) or more.
+        assert!(
+            took < Duration::from_millis(2_900),
+            "round {round}: held {took:?}"
+        );
+    }
+}
+
+/// Regression: in held sessions `run_command` in a fresh window sometimes waited the whole echo
+/// wait (3 s) before typing. Each run in a new window is timed; held, it takes 3000 ms or more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_in_a_fresh_window_is_not_held_by_the_echo_wait() {
+    // Held sessions (the relay's default) are where it was seen.
+    let relay = Relay::start_with(Options {
+        held: true,
+        ..Options::default()
+    })
+    .await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let r = relay
+        .post("/mcp/config", &json!({"allow_launch": true}).to_string())
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let mut took = Vec::new();
+    for round in 0..8 {
+        let l = mcp.post("/mcp/launch", json!({})).await;
+        assert_eq!(l.status, 200, "{}", l.body);
+        let id = l.json()["id"].as_u64().unwrap();
+        // Odd rounds run at once: the first-prompt wait comes first, then the echo wait.
+        if round % 2 == 0 {
+            let deadline = Instant::now() + Duration::from_secs(15);
+            while terminal(&mcp, id).await["shell"]["state"] == "unknown" {
+                assert!(
+                    Instant::now() < deadline,
+                    "window {id} never reached its prompt"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        let started = Instant::now();
+        let a = run(&mcp, id, &format!("echo fresh-{round}")).await;
+        took.push(started.elapsed());
+        assert_eq!(a["output"], format!("fresh-{round}"), "{a}");
+    }
+    eprintln!("run_command in fresh windows took {took:?}");
+    for (round, t) in took.iter().enumerate() {
+        assert!(
+            *t < Duration::from_millis(2_900),
+            "round {round}: held {t:?} ({took:?})"
+        );
+    }
+}
