@@ -8,24 +8,34 @@
 # Ends with one summary line, "all: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's wall time, printed when the next begins (the whole run's budget is 30 minutes
+# on 2 cores; these say where it goes).
+stage_name="setup and build"
+stage_start=$SECONDS
+stage() {
+  echo "-- $stage_name: $((SECONDS - stage_start)) s (run so far: $((SECONDS / 60)) min $((SECONDS % 60)) s)"
+  stage_name="$1"
+  stage_start=$SECONDS
+  echo "== $1"
+}
 bash scripts/setup.sh --test
 bash scripts/build.sh
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-echo "== relay layers: no import from a higher layer, no circle (scripts/layers.py)"
+stage "relay layers: no import from a higher layer, no circle (scripts/layers.py)"
 python3 scripts/layers.py --self-test 2>&1 | tee -a "$log"
 python3 scripts/layers.py 2>&1 | tee -a "$log"
-echo "== tmux oracle: the recorded sessions' expected screens still come from tmux"
+stage "tmux oracle: the recorded sessions' expected screens still come from tmux"
 python3 scripts/tmux-oracle.py --check 2>&1 | tee -a "$log"
-echo "== xterm oracle: the conformance suite's expectations against real xterm under Xvfb"
+stage "xterm oracle: the conformance suite's expectations against real xterm under Xvfb"
 python3 scripts/xterm-oracle.py 2>&1 | tee -a "$log"
-echo "== cargo test (native: core incl. conformance, differential and fuzz-corpus replays; relay)"
+stage "cargo test (native: core incl. conformance, differential and fuzz-corpus replays; relay)"
 cargo test --workspace --release 2>&1 | tee -a "$log"
-echo "== @xterm/headless oracle: conformance cases, recorded sessions and fuzz inputs against xterm.js"
+stage "@xterm/headless oracle: conformance cases, recorded sessions and fuzz inputs against xterm.js"
 node scripts/headless-oracle.mjs --self-test 2>&1 | tee -a "$log"
 node scripts/headless-oracle.mjs 2>&1 | tee -a "$log"
-echo "== relay upgrade: sessions held by one build are taken over by another (WTERM_BUILD_ID) and back"
+stage "relay upgrade: sessions held by one build are taken over by another (WTERM_BUILD_ID) and back"
 # The other build is made in a copy of target/release, so only the relay crate is rebuilt there
 # and this build's relay and test binary stay as they are (building it here, then this build
 # again, rebuilt the relay twice).
@@ -37,24 +47,24 @@ CARGO_TARGET_DIR="$other_build/target" WTERM_BUILD_ID=upgrade-b \
 WTERM_OTHER_RELAY="$other_build/target/release/wterm-relay" WTERM_OTHER_BUILD_ID=upgrade-b \
   cargo test --release -p wterm-relay --test it holders::sessions_survive_an_upgrade -- --ignored 2>&1 | tee -a "$log"
 rm -rf "$other_build"
-echo "== cargo test (wasm DOM tests in headless chromium)"
+stage "cargo test (wasm DOM tests in headless chromium)"
 CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
   cargo test --release --target wasm32-unknown-unknown -p wterm-wasm 2>&1 | tee -a "$log"
-echo "== npm package: pack, install the tarball into Vite 7 consumer apps, build them"
+stage "npm package: pack, install the tarball into Vite 7 consumer apps, build them"
 bash tests/consumer/run.sh
-echo "== npm package in Next.js 16, webpack 5, Vite 8 and React 18 (Vite 7) consumer apps: install the tarball, build them"
+stage "npm package in Next.js 16, webpack 5, Vite 8 and React 18 (Vite 7) consumer apps: install the tarball, build them"
 bash tests/consumer/bundlers.sh
-echo "== package README samples: the shell lines run (the others were compiled by run.sh's vite build)"
+stage "package README samples: the shell lines run (the others were compiled by run.sh's vite build)"
 node --test tests/consumer/ 2>&1 | tee -a "$log"
-echo "== playwright"
+stage "playwright"
 npx playwright test 2>&1 | tee -a "$log"
-echo "== MCP clients (official TypeScript SDK, node --test) against the relay"
+stage "MCP clients (official TypeScript SDK, node --test) against the relay"
 node --test tests/mcp/ 2>&1 | tee -a "$log"
-echo "== MCP clients (official Python SDK, mcp 1.x and 2.x) against the relay"
+stage "MCP clients (official Python SDK, mcp 1.x and 2.x) against the relay"
 bash tests/mcp/python-sdk.sh 2>&1 | tee -a "$log"
-echo "== agent tasks through MCP (tool calls per task; table at the end)"
+stage "agent tasks through MCP (tool calls per task; table at the end)"
 node --test tests/agent/ 2>&1 | tee -a "$log"
-echo "== no session holder left running by the suites above (each test relay's state directory is a temp dir)"
+stage "no session holder left running by the suites above (each test relay's state directory is a temp dir)"
 left="$(pgrep -af 'wterm-relay hold ' | grep -F "${TMPDIR:-/tmp}/" || true)"
 if [ -n "$left" ]; then
   echo "$left"
@@ -62,8 +72,10 @@ if [ -n "$left" ]; then
 else
   echo "holders left behind: none, 1 passed" | tee -a "$log"
 fi
-echo "== short fuzz pass (cargo-fuzz, ${WTERM_FUZZ_SECONDS:-45} s)"
+stage "short fuzz pass (cargo-fuzz, ${WTERM_FUZZ_SECONDS:-45} s)"
 bash scripts/fuzz.sh "${WTERM_FUZZ_SECONDS:-45}" 2>&1 | tail -n 25
+
+stage "summary"
 
 # cargo, Playwright and tests/mcp/python-sdk.sh print "N passed" / "N failed"; node's test runner "# pass N" / "# fail N".
 sum() {
