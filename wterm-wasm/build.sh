@@ -229,7 +229,12 @@ echo "full entry (wterm-wasm/full: the core plus search, plain-text links, the f
 # and CR LF in one call: 140.4 -> 142.6 KB, for 37% fewer instructions per byte on the `yes`
 # corpus natively (113.4 -> 71.2). A run loop for CJK text was measured (+0.4 KB for 2% on
 # cjk) and left out. Budget 143 KB.
-CORE_BUDGET_KB=143
+# Then one agent model for both surfaces (wterm_core::agent, keys::parse_key): 142.8 -> 144.6 KB.
+# The one key grammar (the relay's C-c/S-Tab/LF notation accepted on the page too, and one help
+# text in the schema and the errors) +1.2 KB; bounding a command answer's output to 20000 bytes
+# as the relay does (head and tail by byte search, no row list) +0.6 KB (a row-list version cost
+# 1.2). Budget 145 KB.
+CORE_BUDGET_KB=145
 echo "core package (wterm-wasm: wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
 if [ "$core" -gt $((CORE_BUDGET_KB * 1000)) ]; then
   echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure and justify a new budget here" >&2

@@ -402,7 +402,7 @@ test("press_terminal_keys encodes for the program's current modes", async ({ pag
   expect(bad.error).toContain('keys[7] "Ctrl+control+c": modifier "control" given more than once');
   expect(bad.error).toContain('keys[4] "": empty key name');
   expect(bad.error).toMatch(/nothing was pressed/);
-  expect(bad.error).toMatch(/accepted: .*Ctrl, Alt, Shift, Meta.*ArrowUp.*F1\.\.F12/);
+  expect(bad.error).toMatch(/accepted: each key .*ArrowUp.*F1\.\.F12.*Ctrl\+C.*C-c/);
   expect(bad.error).not.toContain("keys[0]");
   expect((await call(page, "press_terminal_keys", { keys: [] })).error).toMatch(/keys must hold 1\.\.64 keys; got 0/);
   expect((await call(page, "press_terminal_keys", { keys: Array(65).fill("a") })).error).toMatch(/1\.\.64 keys; got 65/);

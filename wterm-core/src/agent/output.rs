@@ -42,27 +42,23 @@ fn bound(out: CommandOutput, max: usize) -> CommandOutput {
 }
 
 /// The first rows of `text` within `max` bytes, and how many rows were cut; a first row longer
-/// than `max` keeps its start, so one huge line is not answered as nothing.
+/// than `max` keeps its start (cut at a character boundary, and counted as cut), so one huge
+/// line is not answered as nothing. Byte searches, no row list: this is in the page's wasm.
 fn keep_head(text: &str, max: usize) -> (String, u64) {
     if text.len() <= max {
         return (text.to_owned(), 0);
     }
-    let mut kept = String::new();
-    let mut cut = 0u64;
-    for row in text.split('\n') {
-        if cut > 0 || kept.len() + row.len() + 1 > max {
-            if kept.is_empty() && cut == 0 {
-                kept.push_str(&row[..floor_char_boundary(row, max)]);
+    let rows = |s: &str| s.bytes().filter(|b| *b == b'\n').count() as u64;
+    match text.as_bytes()[..=max].iter().rposition(|b| *b == b'\n') {
+        Some(i) => (text[..i].to_owned(), rows(&text[i..])),
+        None => {
+            let mut end = max;
+            while !text.is_char_boundary(end) {
+                end -= 1;
             }
-            cut += 1;
-        } else {
-            if !kept.is_empty() {
-                kept.push('\n');
-            }
-            kept.push_str(row);
+            (text[..end].to_owned(), rows(text) + 1)
         }
     }
-    (kept, cut)
 }
 
 /// The last rows of `text` within `max` bytes, and how many rows were cut; a last row longer
@@ -71,30 +67,18 @@ fn keep_tail(text: &str, max: usize) -> (String, u64) {
     if text.len() <= max {
         return (text.to_owned(), 0);
     }
-    let rows: Vec<&str> = text.split('\n').collect();
-    let mut total = 0usize;
-    let mut first = rows.len();
-    while first > 0 && total + rows[first - 1].len() < max {
-        first -= 1;
-        total += rows[first].len() + 1;
-    }
-    if first == rows.len() {
-        let last = rows[first - 1];
-        let mut start = last.len() - max;
-        while !last.is_char_boundary(start) {
-            start += 1;
+    let from = text.len() - max - 1;
+    let rows = |s: &str| s.bytes().filter(|b| *b == b'\n').count() as u64;
+    match text.as_bytes()[from..].iter().position(|b| *b == b'\n') {
+        Some(i) => (text[from + i + 1..].to_owned(), rows(&text[..=from + i])),
+        None => {
+            let mut start = from + 1;
+            while !text.is_char_boundary(start) {
+                start += 1;
+            }
+            (text[start..].to_owned(), rows(text))
         }
-        return (last[start..].to_owned(), (first - 1) as u64);
     }
-    (rows[first..].join("\n"), first as u64)
-}
-
-/// The largest index ≤ `i` that is a character boundary of `s`.
-fn floor_char_boundary(s: &str, i: usize) -> usize {
-    (0..=i.min(s.len()))
-        .rev()
-        .find(|j| s.is_char_boundary(*j))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -112,6 +96,22 @@ mod tests {
         assert_eq!(keep_head(&rows, 10), ("a".to_owned(), 2));
         assert_eq!(keep_tail(&rows, 10), ("b".to_owned(), 2));
         assert_eq!(keep_head("x\ny", 10), ("x\ny".to_owned(), 0));
+    }
+
+    #[test]
+    fn head_and_tail_keep_whole_rows_within_the_bound_and_count_the_rest() {
+        let rows: Vec<String> = (0..40).map(|i| "ab€".repeat(i % 7)).collect();
+        let text = rows.join("\n");
+        for max in 1..text.len() + 2 {
+            let (head, cut) = keep_head(&text, max);
+            let (tail, cut_tail) = keep_tail(&text, max);
+            assert!(head.len() <= max && tail.len() <= max, "{max}");
+            assert!(text.starts_with(&head) && text.ends_with(&tail), "{max}");
+            let whole = |kept: &str| kept.split('\n').count() as u64;
+            // Whole rows kept, or one row's part counted as cut.
+            assert!(whole(&head) + cut == 40 || cut == 40, "{max}: {head:?} {cut}");
+            assert!(whole(&tail) + cut_tail == 40 || cut_tail == 39, "{max}: {tail:?} {cut_tail}");
+        }
     }
 
     #[test]
