@@ -109,8 +109,14 @@ mod tests {
             assert!(text.starts_with(&head) && text.ends_with(&tail), "{max}");
             let whole = |kept: &str| kept.split('\n').count() as u64;
             // Whole rows kept, or one row's part counted as cut.
-            assert!(whole(&head) + cut == 40 || cut == 40, "{max}: {head:?} {cut}");
-            assert!(whole(&tail) + cut_tail == 40 || cut_tail == 39, "{max}: {tail:?} {cut_tail}");
+            assert!(
+                whole(&head) + cut == 40 || cut == 40,
+                "{max}: {head:?} {cut}"
+            );
+            assert!(
+                whole(&tail) + cut_tail == 40 || cut_tail == 39,
+                "{max}: {tail:?} {cut_tail}"
+            );
         }
     }
 
