@@ -35,18 +35,6 @@ cargo test --workspace --release 2>&1 | tee -a "$log"
 stage "@xterm/headless oracle: conformance cases, recorded sessions and fuzz inputs against xterm.js"
 node scripts/headless-oracle.mjs --self-test 2>&1 | tee -a "$log"
 node scripts/headless-oracle.mjs 2>&1 | tee -a "$log"
-stage "relay upgrade: sessions held by one build are taken over by another (WTERM_BUILD_ID) and back"
-# The other build is made in a copy of target/release, so only the relay crate is rebuilt there
-# and this build's relay and test binary stay as they are (building it here, then this build
-# again, rebuilt the relay twice).
-other_build="$(mktemp -d)"
-mkdir -p "$other_build/target"
-cp -a target/release "$other_build/target/release"
-CARGO_TARGET_DIR="$other_build/target" WTERM_BUILD_ID=upgrade-b \
-  cargo build --release -p wterm-relay --bin wterm-relay 2>&1 | tail -n 1
-WTERM_OTHER_RELAY="$other_build/target/release/wterm-relay" WTERM_OTHER_BUILD_ID=upgrade-b \
-  cargo test --release -p wterm-relay --test it holders::sessions_survive_an_upgrade -- --ignored 2>&1 | tee -a "$log"
-rm -rf "$other_build"
 stage "cargo test (wasm DOM tests in headless chromium)"
 CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
   cargo test --release --target wasm32-unknown-unknown -p wterm-wasm 2>&1 | tee -a "$log"

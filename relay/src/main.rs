@@ -106,6 +106,10 @@ fn main() -> ExitCode {
         }
     };
     init_logging("info");
+    if let Err(e) = wterm_relay::session::holder::run_time_build_id() {
+        eprintln!("wterm-relay: {e}");
+        return ExitCode::from(2);
+    }
     let config = match Config::resolve(args.args) {
         Ok(c) if args.no_shell_integration => c.without_shell_integration(),
         Ok(c) => c,

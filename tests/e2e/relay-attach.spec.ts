@@ -73,7 +73,9 @@ test("vim edits a file on disk", async ({ page }) => {
   await page.goto(relay.pageUrl());
   await waitForPrompt(page);
   await page.keyboard.type(`vim -u NONE -N ${file}\n`);
-  await expect.poll(() => screenText(page)).toContain("note.txt");
+  // Vim's own message for a new file, not the echoed command line: keys typed
+  // before vim has started and set up the terminal can be lost or misread.
+  await expect.poll(() => screenText(page), { timeout: 15_000 }).toMatch(/"[^"]*note\.txt" \[New/);
   await page.keyboard.type("ihello from vim");
   await page.keyboard.press("Enter");
   await page.keyboard.type("second line");

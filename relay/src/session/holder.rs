@@ -74,12 +74,52 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// The directory of the holders' sockets, inside the state directory.
 pub const HOLDERS_DIR: &str = "holders";
 
-/// The build of this binary, as a holder reports it in its [`Hello`] (informational: the
-/// protocol version decides). `WTERM_BUILD_ID` at build time, else the package version.
-pub const BUILD_ID: &str = match option_env!("WTERM_BUILD_ID") {
+/// The build label compiled in: `WTERM_BUILD_ID` at build time, else the package version.
+pub const COMPILED_BUILD_ID: &str = match option_env!("WTERM_BUILD_ID") {
     Some(id) => id,
     None => env!("CARGO_PKG_VERSION"),
 };
+
+/// The environment variable that labels a deployment's build at run time; it wins over
+/// [`COMPILED_BUILD_ID`]. Holders inherit it from the relay that starts them, so each holder
+/// reports the label of the relay that started it.
+pub const BUILD_ID_ENV: &str = "WTERM_BUILD_ID";
+
+/// Longest build label, in bytes.
+pub const BUILD_ID_MAX_BYTES: usize = 64;
+
+/// The run-time label in [`BUILD_ID_ENV`], if set. Errors (the relay refuses to start): an
+/// empty value, more than [`BUILD_ID_MAX_BYTES`], or a byte other than ASCII letters, digits
+/// and `.` `_` `-` `+` (it is printed in logs and `holders list`).
+pub fn run_time_build_id() -> Result<Option<String>, String> {
+    let Some(v) = std::env::var_os(BUILD_ID_ENV) else {
+        return Ok(None);
+    };
+    let accepted = "1 to 64 ASCII letters, digits and . _ - +";
+    let v = v
+        .into_string()
+        .map_err(|_| format!("{BUILD_ID_ENV} is not UTF-8 (accepted: {accepted})"))?;
+    let ok = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+');
+    if v.is_empty() || v.len() > BUILD_ID_MAX_BYTES || !v.bytes().all(ok) {
+        return Err(format!(
+            "{BUILD_ID_ENV} {:?} is not a build label (accepted: {accepted})",
+            v.chars().take(BUILD_ID_MAX_BYTES).collect::<String>()
+        ));
+    }
+    Ok(Some(v))
+}
+
+/// The build of this process, as a holder reports it in its [`Hello`] (informational: the
+/// protocol version decides): [`BUILD_ID_ENV`] when set and valid, else [`COMPILED_BUILD_ID`].
+pub fn build_id() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        run_time_build_id()
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| COMPILED_BUILD_ID.to_owned())
+    })
+}
 
 // Frame kinds. Holder to relay:
 const HELLO: u8 = 1;
@@ -226,7 +266,7 @@ impl<R: Read> FrameReader<R> {
 pub struct Hello {
     /// [`PROTOCOL_VERSION`] of the holder.
     pub holder: u32,
-    /// [`BUILD_ID`] of the holder's binary.
+    /// [`build_id`] of the holder process.
     pub build: String,
     /// The session id the holder was started for.
     pub id: SessionId,
@@ -781,7 +821,7 @@ fn accept(held: &Arc<Held>, stream: UnixStream) {
         let ring = held.ring();
         let hello = Hello {
             holder: PROTOCOL_VERSION,
-            build: BUILD_ID.into(),
+            build: build_id().into(),
             id: held.id,
             pid: held.pid,
             tty: held.tty.clone(),
@@ -1046,7 +1086,7 @@ pub struct Link {
     pub integration: Integration,
     /// The holder's socket path.
     pub path: PathBuf,
-    /// The holder's [`BUILD_ID`].
+    /// The holder's [`build_id`].
     pub build: String,
 }
 
@@ -1218,7 +1258,8 @@ impl std::fmt::Display for Refused {
             Refused::Version { theirs, build } => write!(
                 f,
                 "holder speaks protocol {theirs} (build {build}), this relay {PROTOCOL_VERSION} \
-                 (build {BUILD_ID}); left running"
+                 (build {}); left running",
+                build_id()
             ),
             Refused::Stale(why) => write!(f, "{why}; removed"),
         }
@@ -1685,7 +1726,7 @@ mod tests {
         let (ours, theirs) = UnixStream::pair().unwrap();
         let hello = Hello {
             holder: PROTOCOL_VERSION,
-            build: BUILD_ID.into(),
+            build: build_id().into(),
             id: 3,
             pid: None,
             tty: None,

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{own_uid, peer_uid, Held, SessionId, BUILD_ID, HOLDERS_DIR, PROTOCOL_VERSION};
+use super::{build_id, own_uid, peer_uid, Held, SessionId, HOLDERS_DIR, PROTOCOL_VERSION};
 use crate::ground::clock::{now_ms, rfc3339};
 use crate::ground::limits::{HOLDER_CTL_TIMEOUT, HOLDER_KILL_WAIT, HOLDER_LOG_BYTES, KILL_GRACE};
 
@@ -115,7 +115,7 @@ pub struct HolderInfo {
     pub exit: Option<i32>,
     /// The holder's protocol version ([`PROTOCOL_VERSION`]).
     pub protocol: u32,
-    /// The holder's build ([`BUILD_ID`]).
+    /// The holder's build ([`build_id`]).
     pub build: String,
 }
 
@@ -187,7 +187,7 @@ fn info(held: &Held) -> HolderInfo {
         attached,
         exit,
         protocol: PROTOCOL_VERSION,
-        build: BUILD_ID.into(),
+        build: build_id().into(),
     }
 }
 
