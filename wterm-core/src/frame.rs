@@ -87,6 +87,33 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// `self` with its rows replaced (same count, as redaction leaves them): `text` and
+    /// `content_hash` from `rows`; `stable_hash` from `rows` with the cursor's row replaced by
+    /// `cursor_row` (its index, and the row with the cursor's cell as NUL).
+    pub(crate) fn with_rows(
+        &self,
+        rows: Vec<TextRow>,
+        cursor_row: Option<(usize, TextRow)>,
+    ) -> Frame {
+        let text = join_rows(&rows);
+        let stable_hash = match cursor_row {
+            Some((r, row)) if r < rows.len() => {
+                let mut marked = rows.clone();
+                marked[r] = row;
+                ScreenHash::of(&join_rows(&marked))
+            }
+            _ => ScreenHash::of(&text),
+        };
+        Frame {
+            content_hash: ScreenHash::of(&text),
+            stable_hash,
+            rows,
+            history_lines: self.history_lines,
+            cursor: self.cursor,
+            text,
+        }
+    }
+
     /// The rows of `self` that differ from `prev` (same row count required, else `None`), as
     /// (row index, text).
     pub fn changed_rows(&self, prev: &Frame) -> Option<Vec<(usize, String)>> {

@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 
-use crate::TextRow;
+use crate::{CommandOutput, Frame, Terminal, TextRow};
 
 const PRIVATE_KEY: &str = "private_key";
 const AWS_ACCESS_KEY: &str = "aws_access_key";
@@ -252,6 +252,18 @@ pub struct Report {
     pub kinds: Vec<&'static str>,
 }
 
+impl Report {
+    /// Adds `other`'s markers and kinds (each kind once) to these.
+    pub fn add(&mut self, other: &Report) {
+        self.count += other.count;
+        for k in &other.kinds {
+            if !self.kinds.contains(k) {
+                self.kinds.push(k);
+            }
+        }
+    }
+}
+
 impl Redactor {
     /// A redactor of the built-in [`KINDS`], without literals.
     pub fn new() -> Self {
@@ -309,43 +321,63 @@ impl Redactor {
     /// marker goes in the row where a match starts and the rest of the match is removed from
     /// the rows it covers; rows keep their count and `wrapped` flags.
     pub fn rows(&self, rows: &mut [TextRow]) -> Report {
-        let mut joined = String::with_capacity(rows.iter().map(|r| r.text.len() + 1).sum());
-        for (k, r) in rows.iter().enumerate() {
-            joined.push_str(&r.text);
-            if !r.wrapped && k + 1 < rows.len() {
-                joined.push('\n');
-            }
-        }
+        let joined = join_rows_for_search(rows);
         let spans = self.spans(&joined);
         if spans.is_empty() {
             return Report::default();
         }
-        let (mut k, mut rs) = (0, 0);
-        for r in rows.iter_mut() {
-            let re = rs + r.text.len();
-            let next = re + usize::from(!r.wrapped);
-            while spans.get(k).is_some_and(|sp| sp.end <= rs) {
-                k += 1;
-            }
-            if k == spans.len() {
-                break;
-            }
-            if spans[k].start < re {
-                let mut text = String::new();
-                let mut pos = rs;
-                for sp in spans[k..].iter().take_while(|sp| sp.start < re) {
-                    if sp.start >= pos {
-                        text.push_str(&joined[pos..sp.start]);
-                        marker(&mut text, sp.kind);
-                    }
-                    pos = sp.end.min(re);
-                }
-                text.push_str(&joined[pos..re]);
-                r.text = text;
-            }
-            rs = next;
-        }
+        apply_to_rows(&joined, &spans, rows);
         report(&spans)
+    }
+
+    /// [`Self::rows`] on a copy: `None` (nothing copied) when there is nothing to redact.
+    pub fn rows_copied(&self, rows: &[TextRow]) -> Option<(Vec<TextRow>, Report)> {
+        let joined = join_rows_for_search(rows);
+        let spans = self.spans(&joined);
+        if spans.is_empty() {
+            return None;
+        }
+        let mut out = rows.to_vec();
+        apply_to_rows(&joined, &spans, &mut out);
+        Some((out, report(&spans)))
+    }
+
+    /// `frame`, read from `t` with nothing fed since, as an agent may read it: its rows
+    /// redacted ([`Self::rows`]), and its text and both hashes computed from them, so neither
+    /// the text nor a hash (which a guess could be checked against) carries a secret. `None`
+    /// when there is nothing to redact: `frame` is the answer as it is.
+    pub fn frame(&self, t: &Terminal, frame: &Frame) -> Option<(Frame, Report)> {
+        let (rows, report) = self.rows_copied(&frame.rows)?;
+        let cursor_row = frame.cursor.map(|(r, _)| {
+            let mut marked = frame.rows.clone();
+            marked[r] = t.cursor_row_with_nul();
+            self.rows(&mut marked);
+            (r, marked.swap_remove(r))
+        });
+        Some((frame.with_rows(rows, cursor_row), report))
+    }
+
+    /// A command's output ([`crate::agent::command_output`]) with its head and its tail
+    /// redacted (each on its own: the rows between them are left out).
+    pub fn command_output(&self, mut out: CommandOutput) -> (CommandOutput, Report) {
+        let mut report = Report::default();
+        for s in [&mut out.text, &mut out.tail] {
+            report.add(&self.string(s));
+        }
+        (out, report)
+    }
+
+    /// `text` redacted in place; what was replaced.
+    pub fn string(&self, text: &mut String) -> Report {
+        let r = self.text(text);
+        let (owned, report) = match r.text {
+            Cow::Owned(t) => (Some(t), r.report),
+            Cow::Borrowed(_) => (None, Report::default()),
+        };
+        if let Some(t) = owned {
+            *text = t;
+        }
+        report
     }
 
     /// The matches in `s`, sorted and merged.
@@ -392,6 +424,48 @@ impl Redactor {
             touch
         });
         out
+    }
+}
+
+/// Rows as [`crate::join_for_search`] joins them: a soft-wrapped row runs into the next.
+fn join_rows_for_search(rows: &[TextRow]) -> String {
+    let mut joined = String::with_capacity(rows.iter().map(|r| r.text.len() + 1).sum());
+    for (k, r) in rows.iter().enumerate() {
+        joined.push_str(&r.text);
+        if !r.wrapped && k + 1 < rows.len() {
+            joined.push('\n');
+        }
+    }
+    joined
+}
+
+/// Writes the markers of `spans` (over `joined`, from [`join_rows_for_search`] of `rows`) into
+/// `rows`: each in the row where its match starts, the rest of the match removed.
+fn apply_to_rows(joined: &str, spans: &[Span], rows: &mut [TextRow]) {
+    let (mut k, mut rs) = (0, 0);
+    for r in rows.iter_mut() {
+        let re = rs + r.text.len();
+        let next = re + usize::from(!r.wrapped);
+        while spans.get(k).is_some_and(|sp| sp.end <= rs) {
+            k += 1;
+        }
+        if k == spans.len() {
+            break;
+        }
+        if spans[k].start < re {
+            let mut text = String::new();
+            let mut pos = rs;
+            for sp in spans[k..].iter().take_while(|sp| sp.start < re) {
+                if sp.start >= pos {
+                    text.push_str(&joined[pos..sp.start]);
+                    marker(&mut text, sp.kind);
+                }
+                pos = sp.end.min(re);
+            }
+            text.push_str(&joined[pos..re]);
+            r.text = text;
+        }
+        rs = next;
     }
 }
 

@@ -934,3 +934,57 @@ proptest! {
         );
     }
 }
+
+/// A frame read with a secret split by a soft wrap: its rows, text and both hashes are those of
+/// the redacted rows, never of the raw screen (a hash could confirm a guessed secret).
+#[test]
+fn a_frame_is_redacted_with_its_hashes() {
+    let mut t = Terminal::new(crate::Size::new(6, 20), 100);
+    let token = ghp();
+    t.feed(format!("x {token}\r\n$ ").as_bytes());
+    let raw = t.frame(crate::View::Screen);
+    assert!(crate::join_for_search(&raw.rows).contains(&token));
+    let (red, report) = Redactor::new().frame(&t, &raw).expect("a secret");
+    assert_eq!(report, one("github_token"));
+    assert_eq!(red.rows.len(), raw.rows.len());
+    assert!(!red.text.contains("ghp_"), "{}", red.text);
+    assert!(
+        red.text.starts_with("x [redacted:github_token]"),
+        "{}",
+        red.text
+    );
+    assert_eq!(red.content_hash, crate::ScreenHash::of(&red.text));
+    assert_ne!(red.content_hash, raw.content_hash);
+    assert_ne!(red.stable_hash, raw.stable_hash);
+    assert_eq!(red.cursor, raw.cursor);
+    // The cursor's cell is not part of the stable hash, redacted or not.
+    let mut again = Terminal::new(crate::Size::new(6, 20), 100);
+    again.feed(format!("x {token}\r\n$ ").as_bytes());
+    again.feed(b"z\x08");
+    let raw2 = again.frame(crate::View::Screen);
+    let (red2, _) = Redactor::new().frame(&again, &raw2).unwrap();
+    assert_ne!(red2.content_hash, red.content_hash);
+    assert_eq!(red2.stable_hash, red.stable_hash);
+    // Nothing to redact: no copy.
+    let mut clean = Terminal::new(crate::Size::new(6, 20), 100);
+    clean.feed(b"hello\r\n");
+    let f = clean.frame(crate::View::Screen);
+    assert!(Redactor::new().frame(&clean, &f).is_none());
+}
+
+#[test]
+fn command_output_head_and_tail_are_redacted() {
+    let out = CommandOutput {
+        text: format!("key {}\nok", aws_id()),
+        tail: format!("API_TOKEN={}", alnum(20)),
+        rows_left_out: 3,
+        rows: 10,
+        rows_lost: 0,
+        erased: false,
+    };
+    let (out, report) = Redactor::new().command_output(out);
+    assert_eq!(out.text, "key [redacted:aws_access_key]\nok");
+    assert_eq!(out.tail, "API_TOKEN=[redacted:secret_assignment]");
+    assert_eq!(report.count, 2);
+    assert_eq!(report.kinds, vec!["aws_access_key", "secret_assignment"]);
+}
