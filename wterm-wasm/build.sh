@@ -234,7 +234,13 @@ echo "full entry (wterm-wasm/full: the core plus search, plain-text links, the f
 # text in the schema and the errors) +1.2 KB; bounding a command answer's output to 20000 bytes
 # as the relay does (head and tail by byte search, no row list) +0.6 KB (a row-list version cost
 # 1.2). Budget 145 KB.
-CORE_BUDGET_KB=145
+# Then the redactor on every WebMCP answer (wterm_core::agent::redact: read_terminal's text, the
+# waits' predicate, command lines and output, redact option, `redacted` field) costs 11.0 KB
+# gzipped: 144.6 -> 155.6 KB. No tables in it (+1.5 KB of data, its kind names and messages);
+# it is code: the stable sort of its matches (`sort_by_key`, driftsort) 2.2 KB of it (an
+# insertion sort, the matches come nearly in order, measured 153.4 KB in all), wterm-core's
+# opt-level 2 about 1.7 KB (both trees at "z": +7.1 KB). Budget 156 KB.
+CORE_BUDGET_KB=156
 echo "core package (wterm-wasm: wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
 if [ "$core" -gt $((CORE_BUDGET_KB * 1000)) ]; then
   echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure and justify a new budget here" >&2

@@ -27,6 +27,9 @@ pub(crate) struct WebMcpConfig {
     /// Origins of pages that embed this one and may see its tools (`registerTool`'s
     /// `exposedTo`); empty: none given.
     pub(crate) exposed_to: Vec<String>,
+    /// Secrets in what the tools answer are replaced by `[redacted:KIND]` (spec "Secrets are
+    /// redacted"). Default true; only the page's own code can turn it off.
+    pub(crate) redact: bool,
 }
 
 impl Default for WebMcpConfig {
@@ -37,6 +40,7 @@ impl Default for WebMcpConfig {
             read_only: false,
             consequential: true,
             exposed_to: Vec::new(),
+            redact: true,
         }
     }
 }
@@ -300,10 +304,10 @@ pub(crate) fn is_plain_object(v: &JsValue) -> bool {
 }
 
 /// The shape of a `webmcp` options object, for error messages.
-const WEBMCP_SHAPE: &str = "{name?, description?, readOnly?, consequential?, exposedTo?}";
+const WEBMCP_SHAPE: &str = "{name?, description?, readOnly?, consequential?, exposedTo?, redact?}";
 
 /// Parses the `webmcp` option: `true`/`false` or
-/// `{name?, description?, readOnly?, consequential?, exposedTo?}`.
+/// `{name?, description?, readOnly?, consequential?, exposedTo?, redact?}`.
 pub(crate) fn webmcp_arg(v: &JsValue, name: &str) -> Result<Option<WebMcpConfig>, JsError> {
     if absent(v) {
         return Ok(None);
@@ -328,6 +332,7 @@ pub(crate) fn webmcp_arg(v: &JsValue, name: &str) -> Result<Option<WebMcpConfig>
         read_only: flag("readOnly")?.unwrap_or(false),
         consequential: flag("consequential")?.unwrap_or(true),
         exposed_to: origins_arg(&prop(v, "exposedTo", name)?, &format!("{name}.exposedTo"))?,
+        redact: flag("redact")?.unwrap_or(true),
     }))
 }
 
@@ -434,12 +439,13 @@ fn is_trustworthy(s: &str) -> bool {
 }
 
 /// The keys of a `webmcp` options object.
-const WEBMCP_KEYS: [&str; 5] = [
+const WEBMCP_KEYS: [&str; 6] = [
     "name",
     "description",
     "readOnly",
     "consequential",
     "exposedTo",
+    "redact",
 ];
 
 fn has_key(v: &JsValue, key: &str) -> bool {
@@ -474,7 +480,7 @@ pub(crate) fn refuse_unknown_keys(
 /// Parses `setWebMCP`'s argument as a change to `current`: `false` withdraws; `true` turns the
 /// tools on, keeping the current settings; in an object, a key left out keeps its current value
 /// and `null` restores its default (spec: "changes the options of a live terminal"). Keys other
-/// than `name`, `description` and `readOnly` are refused, naming them.
+/// than those of [`WEBMCP_KEYS`] are refused, naming them.
 pub(crate) fn webmcp_update(
     v: &JsValue,
     name: &str,
@@ -509,6 +515,11 @@ pub(crate) fn webmcp_update(
                 new.exposed_to
             } else {
                 cur.exposed_to.clone()
+            },
+            redact: if has_key(v, "redact") {
+                new.redact
+            } else {
+                cur.redact
             },
         }),
         (parsed, _) => parsed,

@@ -91,6 +91,14 @@ export interface WTermWebMCPOptions {
    * wss:, or a loopback host (`http://localhost:8080`); another one throws.
    */
   exposedTo?: string[];
+  /**
+   * Secrets (private keys, cloud and API tokens, JWTs, Bearer values, URL passwords,
+   * `NAME=value` for secret-looking names) in what the tools answer an agent are replaced by
+   * `[redacted:KIND]`; answers that replaced any carry `redacted: {count, kinds}`. The screen a
+   * person sees is never redacted. Only the page's code can turn it off; agents cannot.
+   * Default true.
+   */
+  redact?: boolean;
 }
 
 /** The named colour presets of `theme` / `setTheme`. */
@@ -441,7 +449,7 @@ impl WTerm {
     }
 
     /// Turns the terminal's WebMCP tools on or changes their options (`true` or
-    /// `{name?, description?, readOnly?, consequential?, exposedTo?}`), or withdraws the
+    /// `{name?, description?, readOnly?, consequential?, exposedTo?, redact?}`), or withdraws the
     /// terminal with `false` (spec `webmcp-tools.md`, "Enabling WebMCP"). Takes effect at once
     /// on an initialized terminal (at `init()` otherwise); withdrawing ends the calls in
     /// progress for it. A new name that another terminal has gets a suffix (`-2`, `-3`, ...),
@@ -456,7 +464,7 @@ impl WTerm {
         if options.is_undefined() || options.is_null() {
             return Err(JsError::new(
                 "options must be false, true or an object {name?, description?, readOnly?, \
-                 consequential?, exposedTo?}; got undefined",
+                 consequential?, exposedTo?, redact?}; got undefined",
             ));
         }
         let (cfg, id, ready) = {

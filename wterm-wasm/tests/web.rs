@@ -856,3 +856,210 @@ async fn webmcp_new_output_only() {
     );
     t.destroy().unwrap();
 }
+
+/// A GitHub token's shape (`ghp_` and 36 letters and digits), built at run time so that no
+/// token-shaped literal sits in the source.
+fn fake_github_token() -> String {
+    format!("ghp_{}", "aB3d".repeat(9))
+}
+
+#[wasm_bindgen_test]
+async fn webmcp_redacts_secrets_from_agent_reads() {
+    install_navigator_provider();
+    let el = host(400, 200);
+    let webmcp = Object::new();
+    Reflect::set(&webmcp, &"name".into(), &"secrets".into()).unwrap();
+    let t = WTerm::new(
+        el.clone().into(),
+        options(&[
+            ("cols", 50.into()),
+            ("rows", 6.into()),
+            ("webmcp", webmcp.into()),
+        ]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    let token = fake_github_token();
+    let marker = "[redacted:github_token]";
+
+    // On one row: the agent reads the marker, the person's screen shows the token.
+    t.write(format!("id {token}\r\n").into()).unwrap();
+    let r = execute("read_terminal", "{}");
+    assert_eq!(get(&r, "text"), format!("id {marker}\n"), "{}", json_of(&r));
+    assert_eq!(
+        json_of(&get(&r, "redacted")),
+        r#"{"count":1,"kinds":["github_token"]}"#
+    );
+    next_frame().await;
+    assert_eq!(rows(&el)[0], format!("id {token}"));
+    let state = js_sys::Array::from(&get(&execute("list_terminals", "{}"), "terminals")).get(0);
+    assert_eq!(get(&state, "redact"), true, "{}", json_of(&state));
+
+    // Across a soft wrap: 30 columns of filler (a token starts a word), the token wraps at
+    // column 50.
+    let filler = format!("{} ", "x".repeat(29));
+    t.write(format!("{filler}{token} end\r\n").into()).unwrap();
+    let r = execute("read_terminal", "{}");
+    let text = get(&r, "text").as_string().unwrap();
+    assert!(!text.contains("ghp_"), "{text}");
+    assert_eq!(text, format!("id {marker}\n{filler}{marker}\n end\n"));
+    assert_eq!(
+        json_of(&get(&r, "redacted")),
+        r#"{"count":2,"kinds":["github_token"]}"#
+    );
+    next_frame().await;
+    let screen = rows(&el);
+    assert_eq!(
+        format!("{}{}", screen[1], screen[2]),
+        format!("{filler}{token} end")
+    );
+
+    // The tail through scrollback too.
+    t.write("\r\n".repeat(10).into()).unwrap();
+    let r = execute("read_terminal", r#"{"lines":100}"#);
+    let text = get(&r, "text").as_string().unwrap();
+    assert!(!text.contains("ghp_") && text.contains(marker), "{text}");
+    assert_eq!(get(&r, "redacted.count"), 2);
+
+    // A wait sees what the agent reads: the token's text never matches, the marker does.
+    let probe = format!(
+        r#"{{"waitFor":"{}","lines":100,"timeoutMs":50}}"#,
+        &token[..12]
+    );
+    let r = execute_async("read_terminal", &probe).await;
+    assert_eq!(get(&r, "timedOut"), true, "{}", json_of(&r));
+    let r = execute_async(
+        "read_terminal",
+        r#"{"waitFor":"[redacted:","lines":100,"timeoutMs":50}"#,
+    )
+    .await;
+    assert!(get(&r, "timedOut").is_undefined(), "{}", json_of(&r));
+    // And newOutputOnly's rows: a token written after the call started.
+    let probe = format!(
+        r#"{{"waitFor":"{}","newOutputOnly":true,"timeoutMs":300}}"#,
+        &token[4..20]
+    );
+    let pending = call_tool("read_terminal", &probe);
+    t.write(format!("{token}\r\n").into()).unwrap();
+    let r = answer(pending).await;
+    assert_eq!(get(&r, "timedOut"), true, "{}", json_of(&r));
+
+    // An agent cannot turn it off: the tools take no such argument.
+    let r = execute("read_terminal", r#"{"redact":false}"#);
+    assert!(get(&r, "error")
+        .as_string()
+        .unwrap()
+        .contains("unknown argument"));
+
+    // The page's owner can: raw text, no `redacted`.
+    let off = Object::new();
+    Reflect::set(&off, &"redact".into(), &false.into()).unwrap();
+    t.set_webmcp(off.into()).unwrap();
+    let r = execute("read_terminal", r#"{"lines":100}"#);
+    assert!(get(&r, "text").as_string().unwrap().contains(&token));
+    assert!(get(&r, "redacted").is_undefined(), "{}", json_of(&r));
+    assert_eq!(get(&r, "redact"), false);
+    let r = execute_async(
+        "read_terminal",
+        &format!(r#"{{"waitFor":"{token}","lines":100,"timeoutMs":50}}"#),
+    )
+    .await;
+    assert!(get(&r, "timedOut").is_undefined(), "{}", json_of(&r));
+
+    // A bad value throws, naming the field and what is accepted, and changes nothing.
+    let bad = Object::new();
+    Reflect::set(&bad, &"name".into(), &"renamed".into()).unwrap();
+    Reflect::set(&bad, &"redact".into(), &"yes".into()).unwrap();
+    let err = t.set_webmcp(bad.into()).expect_err("a string is refused");
+    let err: js_sys::Error = JsValue::from(err).unchecked_into();
+    assert_eq!(
+        String::from(err.message()),
+        r#"options.redact must be a boolean; got "yes""#
+    );
+    let state = js_sys::Array::from(&get(&execute("list_terminals", "{}"), "terminals")).get(0);
+    assert_eq!(get(&state, "name"), "secrets");
+    assert_eq!(get(&state, "redact"), false);
+    // null restores the default: on.
+    let reset = Object::new();
+    Reflect::set(&reset, &"redact".into(), &JsValue::NULL).unwrap();
+    t.set_webmcp(reset.into()).unwrap();
+    let r = execute("read_terminal", "{}");
+    assert_eq!(get(&r, "redact"), true);
+    t.destroy().unwrap();
+
+    // The constructor checks it too.
+    let bad = Object::new();
+    Reflect::set(&bad, &"redact".into(), &1.into()).unwrap();
+    let err = WTerm::new(host(400, 200).into(), options(&[("webmcp", bad.into())]))
+        .err()
+        .expect("a number is refused");
+    let err: js_sys::Error = JsValue::from(err).unchecked_into();
+    assert_eq!(
+        String::from(err.message()),
+        "webmcp.redact must be a boolean; got 1"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn webmcp_redacts_commands_and_their_output() {
+    install_navigator_provider();
+    let webmcp = Object::new();
+    Reflect::set(&webmcp, &"name".into(), &"secret-cmds".into()).unwrap();
+    let (f, _sent) = recorder();
+    let t = WTerm::new(
+        host(400, 200).into(),
+        options(&[
+            ("cols", 60.into()),
+            ("rows", 10.into()),
+            ("webmcp", webmcp.into()),
+            ("onData", f),
+        ]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    let value = "s3cr3t".repeat(3);
+    let cmd = format!("echo API_TOKEN={value}");
+    let shown = "API_TOKEN=[redacted:secret_assignment]";
+
+    // A running command's line in the state object.
+    t.write(PROMPT.into()).unwrap();
+    t.write(format!("{cmd}\r\n\x1b]633;E;{cmd}\x07\x1b]133;C\x07").into())
+        .unwrap();
+    let list = execute("list_terminals", "{}");
+    let state = js_sys::Array::from(&get(&list, "terminals")).get(0);
+    assert_eq!(
+        get(&state, "runningCommand.command"),
+        format!("echo {shown}")
+    );
+    assert_eq!(
+        json_of(&get(&list, "redacted")),
+        r#"{"count":1,"kinds":["secret_assignment"]}"#
+    );
+
+    // waitForCommand: the command line, its output, the screen and lastCommand.
+    let pending = call_tool("read_terminal", r#"{"waitForCommand":true}"#);
+    t.write(format!("API_TOKEN={value}\r\n\x1b]133;D;0\x07{PROMPT}").into())
+        .unwrap();
+    let r = answer(pending).await;
+    let all = json_of(&r);
+    assert!(!all.contains(&value), "{all}");
+    assert_eq!(get(&r, "command.command"), format!("echo {shown}"));
+    assert_eq!(get(&r, "command.output"), shown);
+    assert_eq!(get(&r, "lastCommand.command"), format!("echo {shown}"));
+    assert_eq!(get(&r, "text"), format!("$ echo {shown}\n{shown}\n$"));
+    // Two on the screen, lastCommand, command.command, command.output.
+    assert_eq!(
+        json_of(&get(&r, "redacted")),
+        r#"{"count":5,"kinds":["secret_assignment"]}"#
+    );
+
+    // Off: everything raw, no `redacted`.
+    let off = Object::new();
+    Reflect::set(&off, &"redact".into(), &false.into()).unwrap();
+    t.set_webmcp(off.into()).unwrap();
+    let list = execute("list_terminals", "{}");
+    let state = js_sys::Array::from(&get(&list, "terminals")).get(0);
+    assert_eq!(get(&state, "lastCommand.command"), cmd);
+    assert!(get(&list, "redacted").is_undefined());
+    t.destroy().unwrap();
+}

@@ -22,8 +22,9 @@ use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
-use wterm_core::{rows_contain, Terminal, TextRow};
+use wterm_core::{Terminal, TextRow};
 
+use super::redaction::Redaction;
 use crate::dom::{now_ms, page_hidden, Listener, Timeout};
 use crate::limits::{CHECK_COST_FACTOR, EAGER_CHECK_INTERVAL_MS, HIDDEN_CHECK_MS};
 use crate::term::Inner;
@@ -397,14 +398,15 @@ pub(crate) fn check(inner: &mut Inner, only: Option<u64>) {
 }
 
 /// Whether what a wait waits for (besides idle output) is there: its command finished, or its
-/// `waitFor` text is in the rows read (or, with `newOutputOnly`, in the new rows).
-fn condition(term: &mut Terminal, w: &WaitCore, rows: &[TextRow]) -> bool {
+/// `waitFor` text is in the rows read (already redacted by the caller), or, with
+/// `newOutputOnly`, in the new rows as `red` redacts them: a wait sees what the agent reads.
+fn condition(term: &mut Terminal, w: &WaitCore, rows: &[TextRow], red: &Redaction) -> bool {
     if let Some(c) = w.answer.command {
         return c.finished(term);
     }
     match (&w.wait_for, &w.new_from) {
-        (Some(needle), Some(from)) => from.contains(term, 0, needle),
-        (Some(needle), None) => rows_contain(rows, needle),
+        (Some(needle), Some(from)) => red.rows_contain(from.rows(term, 0), needle),
+        (Some(needle), None) => wterm_core::rows_contain(rows, needle),
         (None, _) => false,
     }
 }
@@ -417,13 +419,27 @@ pub(crate) fn evaluate(
     now: f64,
     last_output: f64,
 ) -> Result<JsValue, f64> {
-    let rows = inner.term.read_rows(w.lines);
-    let present = condition(&mut inner.term, w, &rows);
-    match verdict(w.spec, &mut w.clock, present, last_output, now) {
-        Verdict::Done => Ok(super::tools::read_result(inner, &rows, false, w.answer)),
-        Verdict::TimedOut => Ok(super::tools::read_result(inner, &rows, true, w.answer)),
-        Verdict::Pending { due } => Err(due),
+    let mut rows = inner.term.read_rows(w.lines);
+    let mut red = Redaction::of(inner);
+    // `waitFor` on the rows read matches what the answer would carry; other waits leave the
+    // rows to the answer.
+    let matched_in_rows =
+        w.answer.command.is_none() && w.new_from.is_none() && w.wait_for.is_some();
+    if matched_in_rows {
+        red.rows(&mut rows);
     }
+    let present = condition(&mut inner.term, w, &rows, &red);
+    let timed_out = match verdict(w.spec, &mut w.clock, present, last_output, now) {
+        Verdict::Done => false,
+        Verdict::TimedOut => true,
+        Verdict::Pending { due } => return Err(due),
+    };
+    if !matched_in_rows {
+        red.rows(&mut rows);
+    }
+    Ok(super::tools::read_result(
+        inner, &rows, timed_out, w.answer, red,
+    ))
 }
 
 /// Starts wait `core` for a call answered through `settle`: answered at once when it is already

@@ -7,14 +7,15 @@ use js_sys::Object;
 use wterm_core::agent;
 use wterm_core::{CommandRecord, Terminal};
 
+use super::redaction::Redaction;
 use crate::js::set;
 
 /// `{command?, exitCode?, durationMs, cwd?}` of a finished record, or `{command?, startedMsAgo,
-/// cwd?}` of a running one (`now_ms`: epoch ms).
-pub(crate) fn summary(r: &CommandRecord, now_ms: u64) -> Object {
+/// cwd?}` of a running one (`now_ms`: epoch ms); the command line and cwd through `red`.
+pub(crate) fn summary(r: &CommandRecord, now_ms: u64, red: &mut Redaction) -> Object {
     let o = Object::new();
     if let Some(c) = &r.command {
-        set(&o, "command", c.as_str());
+        set(&o, "command", red.text(c).as_ref());
     }
     match r.duration_ms() {
         Some(d) => {
@@ -26,7 +27,7 @@ pub(crate) fn summary(r: &CommandRecord, now_ms: u64) -> Object {
         None => set(&o, "startedMsAgo", now_ms.saturating_sub(r.start_ms) as f64),
     }
     if let Some(cwd) = r.cwd.as_deref().filter(|c| !c.is_empty()) {
-        set(&o, "cwd", cwd);
+        set(&o, "cwd", red.text(cwd).as_ref());
     }
     o
 }
@@ -35,12 +36,13 @@ pub(crate) fn summary(r: &CommandRecord, now_ms: u64) -> Object {
 /// timed out), then its output bounded by the core ([`agent::command_output`]): `output` (all of
 /// it, or its first half), `outputTail` (the last rows when rows were left out), `outputRows` (rows
 /// it covers), `rowsLeftOut`, `rowsLost`, `outputErased` (the last three only when not 0/false).
-pub(crate) fn answer(t: &Terminal, r: &CommandRecord, now_ms: u64) -> Object {
-    let o = summary(r, now_ms);
+/// The output's head and tail go through `red`.
+pub(crate) fn answer(t: &Terminal, r: &CommandRecord, now_ms: u64, red: &mut Redaction) -> Object {
+    let o = summary(r, now_ms, red);
     if !r.finished() {
         set(&o, "running", true);
     }
-    let out = agent::command_output(t, r);
+    let out = red.output(agent::command_output(t, r));
     set(&o, "output", out.text.as_str());
     if out.rows_left_out > 0 {
         set(&o, "outputTail", out.tail.as_str());

@@ -11,6 +11,7 @@
 //! - `registry`: names (de-duplicated) and the choice of terminal for a call.
 //! - `tools`: the tool definitions and what each call does; `args`: argument checks.
 //! - `calls`: calls in progress, owned by their terminal; `wait`: when a wait is over.
+//! - `redaction`: secrets replaced in everything the tools answer (not on the screen).
 //!
 //! Re-entrancy: the registry's `RefCell` is never borrowed while page code runs (the provider's
 //! `registerTool`, a console method a page may have replaced); such calls are collected under
@@ -19,6 +20,7 @@
 mod args;
 mod calls;
 mod command;
+mod redaction;
 pub(crate) mod registry;
 mod tools;
 

@@ -12,6 +12,7 @@ use super::calls::{
     self, client_signal, on_abort, Answer, InputAnswer, InputKind, Queued, Settle, Submit, WaitCore,
 };
 use super::command;
+use super::redaction::Redaction;
 use super::registry::Target;
 use crate::dom::{now_ms, Timeout};
 use crate::js::{quote, set, Outbox};
@@ -227,12 +228,19 @@ pub(crate) fn error_result(message: &str) -> JsValue {
 }
 
 /// The state object (spec "The state object"), keys in this order:
-/// `{name, description?, readOnly, focused, cols, rows, cursor: {row, col, visible},
+/// `{name, description?, readOnly, redact, focused, cols, rows, cursor: {row, col, visible},
 /// alternateScreen, scrollbackRows, title?, cwd?, shellIntegration?: {state, exitCode?},
 /// lastCommand?: {command?, exitCode?, durationMs, cwd?}, runningCommand?: {command?,
 /// startedMsAgo, cwd?}, inputSeq, lastInput?: {seq, tool, bytes, enter?}}`,
 /// where `?` marks a key left out when there is no value (an empty title or cwd is none).
-fn state(inner: &Inner, name: &str, description: Option<&str>, read_only: bool) -> Object {
+/// The texts programs set (title, cwd, command lines) go through `red`.
+fn state(
+    inner: &Inner,
+    name: &str,
+    description: Option<&str>,
+    read_only: bool,
+    red: &mut Redaction,
+) -> Object {
     let t = &inner.term;
     let size = t.size();
     let cursor = t.cursor();
@@ -242,6 +250,7 @@ fn state(inner: &Inner, name: &str, description: Option<&str>, read_only: bool) 
         set(&state, "description", description);
     }
     set(&state, "readOnly", read_only);
+    set(&state, "redact", red.on());
     set(&state, "focused", inner.focused);
     set(&state, "cols", size.cols);
     set(&state, "rows", size.rows);
@@ -254,10 +263,10 @@ fn state(inner: &Inner, name: &str, description: Option<&str>, read_only: bool) 
     let scrollback = u32::try_from(t.scrollback_rows()).unwrap_or(u32::MAX);
     set(&state, "scrollbackRows", scrollback);
     if let Some(title) = t.title().filter(|s| !s.is_empty()) {
-        set(&state, "title", title);
+        set(&state, "title", red.text(title).as_ref());
     }
     if let Some(cwd) = t.cwd().filter(|s| !s.is_empty()) {
-        set(&state, "cwd", cwd);
+        set(&state, "cwd", red.text(cwd).as_ref());
     }
     if let Some(shell) = t.shell_integration() {
         let s = Object::new();
@@ -269,10 +278,10 @@ fn state(inner: &Inner, name: &str, description: Option<&str>, read_only: bool) 
     }
     let now = js_sys::Date::now() as u64;
     if let Some(r) = t.last_command() {
-        set(&state, "lastCommand", command::summary(r, now));
+        set(&state, "lastCommand", command::summary(r, now, red));
     }
     if let Some(r) = t.running_command() {
-        set(&state, "runningCommand", command::summary(r, now));
+        set(&state, "runningCommand", command::summary(r, now, red));
     }
     // Spec "Input sequence": what an agent compares after a call whose outcome it lost.
     set(&state, "inputSeq", inner.mcp.input.seq() as f64);
@@ -318,17 +327,18 @@ fn input_result(name: &str, a: InputAnswer) -> JsValue {
     json(&result)
 }
 
-/// `read_terminal`'s answer for `rows` just read from `inner`: with `answer.input` (an input
-/// call that waited), first its own keys (`ok`, `terminal`, `seq`, `bytes`, ...); the state
-/// object's keys,
-/// then `text`, `timedOut: true` when a wait expired (left out otherwise), and with
-/// `answer.command` the command's result (`command`, left out when the command never started
-/// or the log no longer has it). The terminal must still be registered.
+/// `read_terminal`'s answer for `rows` just read from `inner` (and redacted through `red`):
+/// with `answer.input` (an input call that waited), first its own keys (`ok`, `terminal`,
+/// `seq`, `bytes`, ...); the state object's keys, then `text`, `timedOut: true` when a wait
+/// expired (left out otherwise), with `answer.command` the command's result (`command`, left
+/// out when the command never started or the log no longer has it), and `redacted` when
+/// anything in the answer was. The terminal must still be registered.
 pub(crate) fn read_result(
     inner: &Inner,
     rows: &[TextRow],
     timed_out: bool,
     answer: Answer,
+    mut red: Redaction,
 ) -> JsValue {
     let Some((name, description, read_only)) = super::entry_info(inner.mcp.id) else {
         return error_result("the terminal went away (destroyed or its WebMCP withdrawn)");
@@ -337,7 +347,7 @@ pub(crate) fn read_result(
     if let Some(input) = answer.input {
         input_fields(&result, &name, input);
     }
-    let state = state(inner, &name, description.as_deref(), read_only);
+    let state = state(inner, &name, description.as_deref(), read_only, &mut red);
     Object::assign(&result, &state);
     set(&result, "text", wterm_core::join_rows(rows));
     if timed_out {
@@ -345,8 +355,13 @@ pub(crate) fn read_result(
     }
     if let Some(r) = answer.command.and_then(|c| c.find(&inner.term)) {
         let now = js_sys::Date::now() as u64;
-        set(&result, "command", command::answer(&inner.term, r, now));
+        set(
+            &result,
+            "command",
+            command::answer(&inner.term, r, now, &mut red),
+        );
     }
+    red.finish(&result);
     json(&result)
 }
 
@@ -485,16 +500,26 @@ fn busy(t: &Target) -> String {
 
 fn list(input: &JsValue) -> Result<JsValue, String> {
     args::list(input)?;
-    // `{"terminals": [state, ...]}`; a terminal busy right now is left out.
+    // `{"terminals": [state, ...], redacted?}`; a terminal busy right now is left out.
     let terminals = Array::new();
+    let mut all = Redaction::default();
     for t in super::targets() {
         if let Ok(inner) = t.term.try_borrow() {
-            let state = state(&inner, &t.name, t.description.as_deref(), t.read_only);
+            let mut red = Redaction::of(&inner);
+            let state = state(
+                &inner,
+                &t.name,
+                t.description.as_deref(),
+                t.read_only,
+                &mut red,
+            );
             terminals.push(&state);
+            all.add(&red);
         }
     }
     let result = Object::new();
     set(&result, "terminals", terminals);
+    all.finish(&result);
     Ok(json(&result))
 }
 
@@ -514,8 +539,10 @@ fn read(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     let shared: Shared = t.term.clone();
     let mut inner = shared.try_borrow_mut().map_err(|_| busy(&t))?;
     if !a.waits() {
-        let rows = inner.term.read_rows(a.lines.map(|n| n as usize));
-        return Ok(read_result(&inner, &rows, false, Answer::default()));
+        let mut rows = inner.term.read_rows(a.lines.map(|n| n as usize));
+        let mut red = Redaction::of(&inner);
+        red.rows(&mut rows);
+        return Ok(read_result(&inner, &rows, false, Answer::default(), red));
     }
     let command = if a.wait_command {
         let term = &inner.term;
