@@ -112,6 +112,7 @@ test("list_terminals reports the state object", async ({ page }) => {
       name: "shell",
       description: "A shell",
       readOnly: false,
+      redact: true,
       focused: false,
       cols: 60,
       rows: 8,
@@ -126,6 +127,7 @@ test("list_terminals reports the state object", async ({ page }) => {
     {
       name: "logs",
       readOnly: true,
+      redact: true,
       focused: false,
       cols: 30,
       rows: 4,
@@ -689,6 +691,140 @@ test("reset() clears screen, history, modes and title, keeping the size", async 
   await expect.poll(async () => (await page.locator('[data-key="a"] .wterm-row').first().textContent())?.trim()).toBe("");
 });
 
+/** A GitHub token's shape (`ghp_` and 36 letters and digits), built at run time so that no
+ * token-shaped literal sits in the source. */
+const fakeGithubToken = () => "ghp_" + "aB3d".repeat(9);
+const GITHUB_MARKER = "[redacted:github_token]";
+/** The markers an answer holds, counted in its JSON (its own `redacted` field aside). */
+const markers = (r: any) => (JSON.stringify({ ...r, redacted: undefined }).match(/\[redacted:/g) ?? []).length;
+/** The text of a harness terminal's DOM rows, soft-wrapped rows run together. */
+const screenText = (page: Page, key: string) =>
+  page.evaluate(
+    (k) =>
+      Array.from(document.querySelectorAll(`.host[data-key="${k}"] .wterm-row`))
+        .map((r) => r.textContent ?? "")
+        .join(""),
+    key,
+  );
+
+test("secrets are redacted in what the agent reads, never on the person's screen", async ({ page }) => {
+  await open(page);
+  await make(page, "a", { webmcp: true });
+  const token = fakeGithubToken();
+  await write(page, "a", `id ${token}\r\n`);
+  const r = await call(page, "read_terminal");
+  expect(r.text).toBe(`id ${GITHUB_MARKER}\n`);
+  expect(r.redacted).toEqual({ count: 1, kinds: ["github_token"] });
+  expect(r.redact).toBe(true);
+  await expect.poll(() => screenText(page, "a")).toContain(`id ${token}`);
+  expect((await call(page, "list_terminals")).terminals[0]).toMatchObject({ name: "terminal", redact: true });
+  // Nothing to redact: no `redacted`.
+  await write(page, "a", "\x1b[2J\x1b[Hplain text");
+  const plain = await call(page, "read_terminal");
+  expect(plain.text).toBe("plain text");
+  expect(plain.redacted).toBeUndefined();
+
+  // Split across soft wraps: a 20-column terminal wraps the 40-character token twice.
+  await make(page, "b", { webmcp: { name: "narrow" }, cols: 20 });
+  await write(page, "b", `$ ${token}\r\n`);
+  const narrow = await call(page, "read_terminal", { terminal: "narrow" });
+  expect(narrow.text).toBe(`$ ${GITHUB_MARKER}\n\n\n`);
+  expect(narrow.redacted).toEqual({ count: 1, kinds: ["github_token"] });
+  await expect.poll(() => screenText(page, "b")).toContain(`$ ${token}`);
+
+  // Waits see what the agent reads: the token's text never matches, the marker does (both
+  // started before the token is written, so only the new output can satisfy them).
+  const probe = (
+    await startCall(page, "read_terminal", { terminal: "narrow", waitFor: token.slice(0, 12), newOutputOnly: true, timeoutMs: 1500 })
+  ).result;
+  const marker = (
+    await startCall(page, "read_terminal", { terminal: "narrow", waitFor: "[redacted:", newOutputOnly: true, timeoutMs: 20000 })
+  ).result;
+  await write(page, "b", `again ${token}\r\n`);
+  const seen = await marker;
+  expect(seen.timedOut).toBeUndefined();
+  expect(seen.text).toContain(`again ${GITHUB_MARKER}`);
+  const probed = await probe;
+  expect(probed.timedOut).toBe(true);
+  expect(probed.text).not.toContain("ghp_");
+  // Already on screen: the same.
+  expect((await call(page, "read_terminal", { terminal: "narrow", waitFor: token.slice(-16), timeoutMs: 300 })).timedOut).toBe(true);
+  expect((await call(page, "read_terminal", { terminal: "narrow", waitFor: GITHUB_MARKER, timeoutMs: 300 })).timedOut).toBeUndefined();
+
+  // An agent has only the tools, and they take no such switch.
+  expect((await call(page, "read_terminal", { terminal: "narrow", redact: false })).error).toMatch(/^unknown argument "redact"/);
+
+  // The page's code turns it off for one terminal: raw text, no `redacted`.
+  await setWebMCP(page, "b", { redact: false });
+  const raw = await call(page, "read_terminal", { terminal: "narrow" });
+  expect(raw.text.replace(/\n/g, "")).toContain(`$ ${token}again ${token}`);
+  expect(raw.redacted).toBeUndefined();
+  expect(raw.redact).toBe(false);
+  expect((await call(page, "read_terminal", { terminal: "narrow", waitFor: token, timeoutMs: 300 })).timedOut).toBeUndefined();
+  const list = await call(page, "list_terminals");
+  expect(list.terminals.map((t: any) => [t.name, t.redact])).toEqual([["terminal", true], ["narrow", false]]);
+
+  // A bad value throws, naming the field and what is accepted, and changes nothing.
+  const err = await page.evaluate(() => {
+    try {
+      (window as any).harness.term("b").setWebMCP({ name: "renamed", redact: "no" });
+      return null;
+    } catch (e) {
+      return String((e as Error).message);
+    }
+  });
+  expect(err).toBe('options.redact must be a boolean; got "no"');
+  expect((await call(page, "list_terminals")).terminals[1]).toMatchObject({ name: "narrow", redact: false });
+  const made = await page.evaluate(async () => {
+    try {
+      await (window as any).harness.make("c", { webmcp: { redact: 1 } });
+      return null;
+    } catch (e) {
+      return String((e as Error).message);
+    }
+  });
+  expect(made).toBe("webmcp.redact must be a boolean; got 1");
+  // null restores the default.
+  await setWebMCP(page, "b", { redact: null });
+  expect((await call(page, "read_terminal", { terminal: "narrow" })).redacted).toEqual({ count: 2, kinds: ["github_token"] });
+});
+
+// Not a check: prints what redaction costs a 10,000-row read (medians of in-page calls).
+test("the cost of redaction on a 10,000-row read is printed", async ({ page }) => {
+  await open(page);
+  await make(page, "a", { webmcp: true, cols: 100, rows: 24, scrollback: 10000 });
+  await page.evaluate(() => {
+    const lines = [];
+    for (let i = 0; i < 10000; i++) {
+      lines.push(
+        `2025-01-01T00:00:${String(i % 60).padStart(2, "0")}Z INFO req_id=${i} GET /api/v1/items?page=${i % 7} ` +
+          `status=200 user-agent=curl/8.0 dur_ms=${i % 97} cache_key=k${i}`,
+      );
+    }
+    (window as any).harness.term("a").write(lines.join("\r\n"));
+  });
+  // Alternating on and off, 41 reads each, so drift in the machine's speed hits both alike.
+  const r = await page.evaluate(async () => {
+    const h = (window as any).harness;
+    const mc = (document as any).modelContext;
+    const tool = await h.tool("read_terminal");
+    const times: Record<string, number[]> = { on: [], off: [] };
+    let rows = 0;
+    for (let i = 0; i < 82; i++) {
+      const redact = i % 2 === 0;
+      h.term("a").setWebMCP({ redact });
+      const t0 = performance.now();
+      const r = JSON.parse(await mc.executeTool(tool, { lines: 10000 }));
+      times[redact ? "on" : "off"].push(performance.now() - t0);
+      rows = r.text.split("\n").length;
+    }
+    const median = (t: number[]) => t.sort((x, y) => x - y)[t.length >> 1];
+    return { on: median(times.on), off: median(times.off), rows };
+  });
+  expect(r.rows).toBe(10000);
+  console.log(`read_terminal lines=10000 (100-column rows), median of 41: redact on ${r.on.toFixed(1)} ms, off ${r.off.toFixed(1)} ms`);
+});
+
 // Commands through the relay's page, with the shell integration the relay injects into bash:
 // exit codes, long output read back through the command log, and waits for new output only.
 test.describe("commands from a real bash through the relay", () => {
@@ -758,6 +894,27 @@ test.describe("commands from a real bash through the relay", () => {
     await call(page, "type_in_terminal", { text: "y", submit: true });
     const done = await call(page, "read_terminal", { waitForCommand: true });
     expect(done.command).toMatchObject({ exitCode: 0, output: "Continue? y" });
+  });
+
+  test("a secret a command prints is redacted in the waitForCommand answer", async ({ page }) => {
+    await openRelay(page);
+    const value = "s3cr3t".repeat(3);
+    const shown = "API_TOKEN=[redacted:secret_assignment]";
+    const r = await call(page, "type_in_terminal", { text: `echo API_TOKEN=${value}`, submit: true, waitForCommand: true });
+    expect(r.timedOut).toBeUndefined();
+    expect(JSON.stringify(r)).not.toContain(value);
+    expect(r.command).toMatchObject({ command: `echo ${shown}`, exitCode: 0, output: shown });
+    expect(r.lastCommand.command).toBe(`echo ${shown}`);
+    expect(r.text).toContain(`echo ${shown}\n${shown}`);
+    expect(r.redacted).toEqual({ count: markers(r), kinds: ["secret_assignment"] });
+    expect(r.redacted.count).toBeGreaterThanOrEqual(5); // screen (line and output), lastCommand, command, output
+    const list = await call(page, "list_terminals");
+    expect(list.terminals[0].lastCommand.command).toBe(`echo ${shown}`);
+    expect(list.redacted).toEqual({ count: 1, kinds: ["secret_assignment"] });
+    // The person's screen shows the value.
+    await expect.poll(() => page.evaluate(() => Array.from(document.querySelectorAll(".wterm-row")).map((r) => r.textContent).join("\n"))).toContain(
+      `API_TOKEN=${value}`,
+    );
   });
 
   test("a shell without integration: waitForCommand says so", async ({ page }) => {
