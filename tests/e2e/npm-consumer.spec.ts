@@ -155,6 +155,12 @@ for (const { name, file } of PAGES) {
     expect((await call(page, "list_terminals")).terminals).toEqual([
       expect.objectContaining({ name: `${name}-renamed`, readOnly: true }),
     ]);
+    // Redaction (on by default) follows the prop too.
+    expect((await call(page, "list_terminals")).terminals[0].redact).toBe(true);
+    await setProps(page, { webmcp: { name: `${name}-renamed`, readOnly: true, redact: false } });
+    await expect.poll(async () => (await call(page, "list_terminals")).terminals[0].redact).toBe(false);
+    await setProps(page, { webmcp: { name: `${name}-renamed`, readOnly: true, redact: true } });
+    await expect.poll(async () => (await call(page, "list_terminals")).terminals[0].redact).toBe(true);
     await setProps(page, { cols: 50, rows: 10 });
     await expect.poll(() => termSize(page)).toEqual({ cols: 50, rows: 10 });
     expect((await call(page, "list_terminals")).terminals[0]).toMatchObject({ cols: 50, rows: 10 });

@@ -6,7 +6,9 @@
 // ({state, value}: OSC 9;4), theme (a preset name, a custom object or null), links, findBar,
 // onLink(uri, event), onSearch(result), relay ({url, token, session?, onSession?, onExit?,
 // onError?, onStatus?, onTitle?}), autoFocus, onReady(term).
-// - webmcp: applied with setWebMCP when its value (not its identity) changes;
+// - webmcp: applied with setWebMCP when its value (not its identity) changes; a key the prop
+//   leaves out gets its default (the prop is the whole setting, so dropping `redact: false`
+//   turns redaction back on);
 // - theme: applied with setTheme when its value (not its identity) changes;
 // - cols/rows: applied with resize when they change;
 // - onData/onResize/onTitle/onAgent/onBell/onProgress: the latest functions are called; while onData is unset (and no
@@ -23,11 +25,14 @@
 //   find bar, serialize), otherwise the core entry; links, findBar, onLink and onSearch need it.
 import { attachToRelay } from "./relay.js";
 
+/** The keys of the webmcp option (setWebMCP refuses others). */
+const WEBMCP_KEYS = ["name", "description", "readOnly", "consequential", "exposedTo", "redact"];
+
 /** A value-based key for the webmcp option, so a new object with the same fields is no change. */
 function webmcpKey(v) {
   if (v == null || v === false) return "off";
   if (v === true) return "on";
-  if (typeof v === "object") return JSON.stringify([v.name ?? null, v.description ?? null, !!v.readOnly]);
+  if (typeof v === "object") return JSON.stringify(WEBMCP_KEYS.map((k) => v[k] ?? null));
   return "invalid:" + String(v); // setWebMCP throws, naming what is accepted
 }
 
@@ -41,8 +46,13 @@ function themeKey(v) {
   return JSON.stringify(v ?? null);
 }
 
+/** The webmcp prop as setWebMCP takes it: an object's missing keys as null (their defaults). */
 function webmcpValue(v) {
-  return v == null ? false : v;
+  if (v == null) return false;
+  if (typeof v !== "object" || Array.isArray(v)) return v;
+  const full = { ...v };
+  for (const k of WEBMCP_KEYS) if (full[k] === undefined) full[k] = null;
+  return full;
 }
 
 function report(e) {

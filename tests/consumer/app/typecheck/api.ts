@@ -11,7 +11,7 @@ import { h } from "vue";
 
 export async function vanilla(el: HTMLElement): Promise<void> {
   await init();
-  const webmcp: WTermWebMCPOptions = { name: "t", description: "d", readOnly: true };
+  const webmcp: WTermWebMCPOptions = { name: "t", description: "d", readOnly: true, redact: false };
   const options: WTermOptions = {
     cols: 80,
     rows: 24,
