@@ -95,6 +95,17 @@ impl Frame {
         rows: Vec<TextRow>,
         cursor_row: Option<(usize, TextRow)>,
     ) -> Frame {
+        Frame::build(rows, self.history_lines, self.cursor, cursor_row)
+    }
+
+    /// A frame of `rows`: `text` and `content_hash` from them; `stable_hash` from them with
+    /// row `cursor_row.0` replaced by `cursor_row.1` (the cursor's cell as NUL).
+    fn build(
+        rows: Vec<TextRow>,
+        history_lines: usize,
+        cursor: Option<(usize, u16)>,
+        cursor_row: Option<(usize, TextRow)>,
+    ) -> Frame {
         let text = join_rows(&rows);
         let stable_hash = match cursor_row {
             Some((r, row)) if r < rows.len() => {
@@ -108,8 +119,8 @@ impl Frame {
             content_hash: ScreenHash::of(&text),
             stable_hash,
             rows,
-            history_lines: self.history_lines,
-            cursor: self.cursor,
+            history_lines,
+            cursor,
             text,
         }
     }
@@ -142,27 +153,12 @@ impl Terminal {
         let history_lines = history.len();
         let mut rows = history;
         rows.extend(self.screen_rows());
-        let text = join_rows(&rows);
         let cur = self.cursor();
         let cursor = cur
             .visible
             .then_some((history_lines + usize::from(cur.row), cur.col));
-        let stable_hash = match cursor {
-            Some((r, _)) => {
-                let mut marked = rows.clone();
-                marked[r] = self.cursor_row_with_nul();
-                ScreenHash::of(&join_rows(&marked))
-            }
-            None => ScreenHash::of(&text),
-        };
-        Frame {
-            content_hash: ScreenHash::of(&text),
-            stable_hash,
-            rows,
-            history_lines,
-            cursor,
-            text,
-        }
+        let cursor_row = cursor.map(|(r, _)| (r, self.cursor_row_with_nul()));
+        Frame::build(rows, history_lines, cursor, cursor_row)
     }
 
     /// Runs of non-default style in the rows of a frame read with `history_lines` history rows
