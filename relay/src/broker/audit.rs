@@ -35,6 +35,7 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use wterm_core::agent::redact::Redactor;
 
 use super::window::Caller;
 use crate::ground::config::write_private_atomic;
@@ -111,7 +112,11 @@ fn cut(s: &str, max: usize) -> String {
 /// with their length as `<field>_bytes` (always for `data` and `command`); lists cut to
 /// [`AUDIT_ARG_LIST_ITEMS`] with `<field>_count`; objects as cut JSON text; the whole at most
 /// [`AUDIT_ARGS_MAX_BYTES`] of JSON (fields dropped from the end, counted in `_omitted`).
+/// Every string (list items included) has the core's secret kinds replaced by
+/// `[redacted:KIND]` before it is cut, so no cut leaves part of a secret behind.
 pub fn summarize(fields: &Fields) -> Value {
+    let redactor = Redactor::new();
+    let cut = |s: &str, max: usize| cut(&redactor.text(s).text, max);
     let mut out = Map::new();
     for (k, v) in fields {
         if k == "id" {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
+use wterm_core::agent::redact::{self, Redactor};
 use wterm_core::Size;
 
 use super::audit::AuditLog;
@@ -70,6 +71,8 @@ pub struct Broker {
     pub audit: AuditLog,
     /// The cells large reads hold at once.
     pub reads: ReadBudget,
+    /// The page token, one of the literals agent reads never carry ([`Broker::redactor`]).
+    page_token: crate::ground::Secret,
 }
 
 impl Broker {
@@ -96,7 +99,26 @@ impl Broker {
             page_url,
             audit: AuditLog::open(&config.state_dir, config.audit_reads),
             reads: ReadBudget::default(),
+            page_token: config.page_token.clone(),
         }
+    }
+
+    /// What agent reads of a window with `meta` pass through: the core's secret kinds and this
+    /// relay's own tokens in force (page, MCP, admin) as `relay_token`; `None` when the person
+    /// at the page turned redaction off for the window ([`WindowMeta::unredacted`]).
+    pub fn redactor(&self, meta: &WindowMeta) -> Option<Redactor> {
+        if meta.unredacted {
+            return None;
+        }
+        let s = self.settings();
+        let mut r = Redactor::new();
+        for t in [Some(&self.page_token), s.token(), s.admin_token()]
+            .into_iter()
+            .flatten()
+        {
+            r.add_literal(t.expose(), redact::RELAY_TOKEN);
+        }
+        Some(r)
     }
 
     /// The settings in force (read live by every request).

@@ -11,15 +11,17 @@ use crate::ground::{Refusal, Secret};
 
 // ---- /session/mcp (page realm) ----
 
-/// `POST /session/mcp` (page token): `{id, mode?, scope?}`, an absent key keeps, a value sets,
-/// `null` clears → `{ok, id, mode, scope, effective_mode}` (`mode` is the window's own). Any
-/// change clears the window's launch owner; a body with neither key only reads.
+/// `POST /session/mcp` (page token): `{id, mode?, scope?, redact?}`, an absent key keeps, a
+/// value sets, `null` clears (`redact`: a boolean, default true) → `{ok, id, mode, scope,
+/// effective_mode, redact}` (`mode` is the window's own). A change of mode or scope clears the
+/// window's launch owner; a body with none of the keys only reads. Only this route (the person
+/// at the page) turns redaction off: no MCP route or tool can.
 pub async fn session_mcp(broker: &Broker, body: &[u8]) -> Result<Value, Refusal> {
     let f = fields::object(body, false)?;
     let id = fields::id(&f)?;
     let window = broker.find(id).map_err(|_| Refusal::UnknownSession)?;
     let session = &window.session;
-    fields::only(&f, &["id", "mode", "scope"])?;
+    fields::only(&f, &["id", "mode", "scope", "redact"])?;
     let mode = match f.get("mode") {
         None => None,
         Some(Value::Null) => Some(None),
@@ -30,14 +32,31 @@ pub async fn session_mcp(broker: &Broker, body: &[u8]) -> Result<Value, Refusal>
         Some(Value::Null) => Some(None),
         Some(v) => Some(Some(scope_field(v)?)),
     };
-    if mode.is_none() && scope.is_none() {
+    let redact =
+        match f.get("redact") {
+            None => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(Value::Null) => Some(true),
+            Some(_) => return Err(Refusal::BadRequest(
+                "redact: accepted: true (agents read secrets as [redacted:KIND], the default), \
+                 false (they read them as they are), or null (the default)"
+                    .into(),
+            )),
+        };
+    if mode.is_none() && scope.is_none() && redact.is_none() {
         return Ok(window_answer(id, &window.meta, default_mode(broker)));
     }
+    let access_changed = mode.is_some() || scope.is_some();
     let meta = broker
         .commit_meta(session, |m| WindowMeta {
             scope: scope.unwrap_or_else(|| m.scope.clone()),
             mode: mode.unwrap_or(m.mode),
-            owner: None,
+            owner: if access_changed {
+                None
+            } else {
+                m.owner.clone()
+            },
+            unredacted: redact.map_or(m.unredacted, |r| !r),
         })
         .await?;
     Ok(window_answer(id, &meta, default_mode(broker)))

@@ -14,11 +14,12 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;
+use wterm_core::agent::redact::{Redactor, Report};
 use wterm_core::agent::{self, CommandWait, NewOutput};
 use wterm_core::{join_for_search, rows_contain, AttrRun, Color, Frame, ScreenHash, TextRow, View};
 
 use super::reads::ReadPermit;
-use super::shell::{self, CommandAnswer, ShellFacts};
+use super::shell::{self, CommandAnswer, Redacted, ShellFacts};
 use super::window::{LastInputFacts, WindowState};
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{
@@ -441,6 +442,10 @@ pub struct ReadAnswer {
     /// `finished: false` when the wait ended first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandAnswer>,
+    /// (ext) The secrets this answer's text, rows, commands and output carry as
+    /// `[redacted:KIND]` (the hashes are of the redacted text); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<Redacted>,
     /// The cells this answer holds under the bound on large reads, given back when the
     /// answer is dropped (after the front serialised it).
     #[serde(skip)]
@@ -467,6 +472,8 @@ struct Snapshot {
     command_done: bool,
     /// [`Origin::quiet_from`].
     quiet_from: Option<Instant>,
+    /// What redaction replaced in `frame` and `shell`.
+    redacted: Report,
 }
 
 /// What a read counts from, taken when the call starts.
@@ -573,6 +580,7 @@ pub async fn read_after(
     window: &WindowState,
     args: &ReadArgs,
     before: Origin,
+    redactor: Option<&Redactor>,
     gate: Gate<'_>,
 ) -> Result<ReadAnswer, Refusal> {
     let after = Origin::now(session, window);
@@ -581,10 +589,15 @@ pub async fn read_after(
         quiet_from: Some(Instant::now()),
         ..after
     };
-    read_from(session, window, args, &origin, gate).await
+    read_from(session, window, args, &origin, redactor, gate).await
 }
 
-fn snapshot(session: &Session, args: &ReadArgs, origin: &Origin) -> Snapshot {
+fn snapshot(
+    session: &Session,
+    args: &ReadArgs,
+    origin: &Origin,
+    redactor: Option<&Redactor>,
+) -> Snapshot {
     let exited = session.has_ended();
     session.inspect(|l: &mut Locked<'_>| {
         let modes = l.terminal.modes();
@@ -594,7 +607,12 @@ fn snapshot(session: &Session, args: &ReadArgs, origin: &Origin) -> Snapshot {
         } else {
             View::Screen
         };
-        let frame = l.frame(view);
+        let mut frame = l.frame(view);
+        let mut redacted = Report::default();
+        if let Some((f, report)) = redactor.and_then(|r| r.frame(l.terminal, &frame)) {
+            frame = Arc::new(f);
+            redacted = report;
+        }
         let attrs = args
             .attrs
             .then(|| l.terminal.attr_runs(frame.history_lines, MAX_ATTR_RUNS));
@@ -611,12 +629,21 @@ fn snapshot(session: &Session, args: &ReadArgs, origin: &Origin) -> Snapshot {
             let floor = t
                 .screen_top_row()
                 .saturating_sub(frame.history_lines as u64);
-            origin.from.clone().in_command(command).rows(t, floor)
+            let mut rows = origin.from.clone().in_command(command).rows(t, floor);
+            if let Some(r) = redactor {
+                // What a wait matches is what the answer shows: a secret cannot be probed.
+                r.rows(&mut rows);
+            }
+            rows
         });
         let command_done = match (&args.wait, origin.command) {
             (Some(Wait::Command), Some(id)) => CommandWait::from_id(id).finished(t),
             _ => true,
         };
+        let mut shell = shell::facts(session, t);
+        if let Some(r) = redactor {
+            shell.redact(r, &mut redacted);
+        }
         Snapshot {
             frame,
             scrollback,
@@ -627,10 +654,11 @@ fn snapshot(session: &Session, args: &ReadArgs, origin: &Origin) -> Snapshot {
             last_output: l.last_output,
             attrs,
             exited,
-            shell: shell::facts(session, t),
+            shell,
             new_rows,
             command_done,
             quiet_from: origin.quiet_from,
+            redacted,
         }
     })
 }
@@ -676,15 +704,17 @@ fn evaluate(
 
 /// Reads `session` per `args`: waits (bounded by `args.timeout`) when asked, answers a delta
 /// when `since` allows, adds style runs when asked. The answered frame is remembered in the
-/// window's frame cache for later `since` reads.
+/// window's frame cache for later `since` reads. With a `redactor`, everything answered (and
+/// matched by the wait) has its secrets replaced ([`Redactor::frame`]).
 pub async fn read(
     session: &Session,
     window: &WindowState,
     args: &ReadArgs,
+    redactor: Option<&Redactor>,
     gate: Gate<'_>,
 ) -> Result<ReadAnswer, Refusal> {
     let origin = Origin::now(session, window);
-    read_from(session, window, args, &origin, gate).await
+    read_from(session, window, args, &origin, redactor, gate).await
 }
 
 /// Asked again during a wait whenever the window's access may have changed
@@ -703,6 +733,7 @@ pub async fn read_from(
     window: &WindowState,
     args: &ReadArgs,
     origin: &Origin,
+    redactor: Option<&Redactor>,
     gate: Gate<'_>,
 ) -> Result<ReadAnswer, Refusal> {
     let deadline = Instant::now() + args.timeout;
@@ -717,7 +748,7 @@ pub async fn read_from(
     let large = cells(session, args) > u64::from(READ_FREE_CELLS)
         && tokio::runtime::Handle::current().runtime_flavor()
             == tokio::runtime::RuntimeFlavor::MultiThread;
-    let (snap, matched) = loop {
+    let (mut snap, matched) = loop {
         changes.borrow_and_update();
         let epoch = *access.borrow_and_update();
         if epoch != checked {
@@ -727,9 +758,9 @@ pub async fn read_from(
         let snap = if large {
             // Building a large frame takes milliseconds: the worker hands its other tasks
             // (connections, pumps) to another thread meanwhile instead of stalling them.
-            tokio::task::block_in_place(|| snapshot(session, args, origin))
+            tokio::task::block_in_place(|| snapshot(session, args, origin, redactor))
         } else {
-            snapshot(session, args, origin)
+            snapshot(session, args, origin, redactor)
         };
         let Some(wait) = &args.wait else {
             break (snap, None);
@@ -750,6 +781,7 @@ pub async fn read_from(
             () = &mut ended => {}
         }
     };
+    let mut report = std::mem::take(&mut snap.redacted);
     let mut a = answer(session, window, snap, matched, args.since.as_deref());
     if matches!(args.wait, Some(Wait::Command)) {
         a.command = session.inspect(|l| {
@@ -760,7 +792,11 @@ pub async fn read_from(
             };
             record.map(|r| CommandAnswer::of(t, r, epoch_ms()))
         });
+        if let (Some(c), Some(r)) = (a.command.as_mut(), redactor) {
+            c.redact(r, &mut report);
+        }
     }
+    a.redacted = Redacted::of(report);
     Ok(a)
 }
 
@@ -821,6 +857,7 @@ fn answer(
         input_seq: window.input().seq(),
         last_input: window.input().last().map(LastInputFacts::from),
         command: None,
+        redacted: None,
         permit: None,
     }
 }

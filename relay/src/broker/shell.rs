@@ -6,6 +6,7 @@
 //! nothing is `state: "unknown"` with the reason, not a guess.
 
 use serde::Serialize;
+use wterm_core::agent::redact::{Redactor, Report};
 use wterm_core::{agent, CommandRecord, ShellState, Terminal};
 
 use crate::ground::text::strip_controls;
@@ -64,6 +65,47 @@ impl CommandFacts {
                 .unwrap_or_else(|| now_ms.saturating_sub(record.start_ms)),
             ended_at_ms: record.end_ms,
         }
+    }
+}
+
+impl CommandFacts {
+    /// The command line with its secrets replaced; what was replaced is added to `report`.
+    pub fn redact(&mut self, r: &Redactor, report: &mut Report) {
+        if let Some(c) = self.command.as_mut() {
+            report.add(&r.string(c));
+        }
+    }
+}
+
+impl ShellFacts {
+    /// [`CommandFacts::redact`] on both commands.
+    pub fn redact(&mut self, r: &Redactor, report: &mut Report) {
+        for c in [&mut self.last_command, &mut self.running_command]
+            .into_iter()
+            .flatten()
+        {
+            c.redact(r, report);
+        }
+    }
+}
+
+/// `redacted` in an agent's answer: how many secrets were replaced by `[redacted:KIND]`, and
+/// their kinds (each once). Left out of answers that replaced none.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Redacted {
+    /// Markers written.
+    pub count: usize,
+    /// Their kinds, in the order first written.
+    pub kinds: Vec<&'static str>,
+}
+
+impl Redacted {
+    /// The field for `report`: `None` when nothing was replaced.
+    pub fn of(report: Report) -> Option<Redacted> {
+        (report.count > 0).then_some(Redacted {
+            count: report.count,
+            kinds: report.kinds,
+        })
     }
 }
 
@@ -126,6 +168,14 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl CommandAnswer {
+    /// The command line and its output (head and tail) with their secrets replaced; what was
+    /// replaced is added to `report`.
+    pub fn redact(&mut self, r: &Redactor, report: &mut Report) {
+        self.facts.redact(r, report);
+        report.add(&r.string(&mut self.output));
+        report.add(&r.string(&mut self.output_tail));
+    }
+
     /// `record` of `terminal` with its output, bounded; `now_ms` times a running one.
     pub fn of(terminal: &Terminal, record: &CommandRecord, now_ms: u64) -> CommandAnswer {
         let out = agent::command_output(terminal, record);

@@ -55,6 +55,7 @@ impl Row {
             "scope": self.meta.scope.as_ref().map(Scope::as_str),
             "mode": self.meta.mode.map(Mode::as_str),
             "owner": self.meta.owner.as_ref().map(OwnerHash::as_str),
+            "redact": !self.meta.unredacted,
             "pid": self.pid,
             "host": self.host,
             "seen": self.seen,
@@ -74,6 +75,11 @@ impl Row {
             scope: opt(o.get("scope"), Scope::parse)?,
             mode: opt(o.get("mode"), |s| s.parse().ok())?,
             owner: opt(o.get("owner"), OwnerHash::parse)?,
+            // Rows written before the switch existed have none: redacted.
+            unredacted: match o.get("redact") {
+                None | Some(Value::Null) => false,
+                Some(v) => !v.as_bool()?,
+            },
         };
         let pid = u32::try_from(o.get("pid")?.as_u64()?)
             .ok()
@@ -275,6 +281,7 @@ mod tests {
                 scope: Scope::parse("team"),
                 mode: Some(Mode::Read),
                 owner: Some(OwnerHash::of("h")),
+                unredacted: true,
             },
             pid,
             host: host.to_owned(),

@@ -141,6 +141,9 @@ pub struct WindowMeta {
     pub mode: Option<Mode>,
     /// The hash of the handle its launcher holds.
     pub owner: Option<OwnerHash>,
+    /// The person at the page let agents read this window's secrets: its reads are not
+    /// redacted (`redact: false` on `POST /session/mcp`; no MCP route sets it).
+    pub unredacted: bool,
 }
 
 impl WindowMeta {
@@ -151,7 +154,7 @@ impl WindowMeta {
 
     /// Whether nothing is set (such a window needs no row on disk).
     pub fn is_empty(&self) -> bool {
-        self.scope.is_none() && self.mode.is_none() && self.owner.is_none()
+        self.scope.is_none() && self.mode.is_none() && self.owner.is_none() && !self.unredacted
     }
 }
 
@@ -228,6 +231,7 @@ pub fn window_answer(id: u64, meta: &WindowMeta, default_mode: Mode) -> serde_js
         "scope": meta.scope,
         "mode": meta.mode,
         "effective_mode": meta.effective_mode(default_mode),
+        "redact": !meta.unredacted,
     })
 }
 

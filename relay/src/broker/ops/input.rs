@@ -92,7 +92,11 @@ impl Operation for Input {
             None => json!({ "ok": true }),
             Some(args) => {
                 let gate = || cx.still(Access::Read);
-                json!(read::read_after(session, state, &args, before, &gate).await?)
+                let redactor = cx.redactor();
+                json!(
+                    read::read_after(session, state, &args, before, redactor.as_ref(), &gate)
+                        .await?
+                )
             }
         };
         // Spec "Input sequence": `seq` null when nothing was sent (empty data).

@@ -202,7 +202,11 @@ impl Operation for Keys {
             None => json!({ "ok": true }),
             Some(args) => {
                 let gate = || cx.still(Access::Read);
-                json!(read::read_after(session, state, args, before, &gate).await?)
+                let redactor = cx.redactor();
+                json!(
+                    read::read_after(session, state, args, before, redactor.as_ref(), &gate)
+                        .await?
+                )
             }
         };
         answer["sent"] = json!(sent);

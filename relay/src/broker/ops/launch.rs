@@ -160,6 +160,7 @@ impl Operation for Launch {
             scope: cx.caller.scope.clone(),
             mode: Some(self.mode),
             owner: Some(OwnerHash::of(handle.expose())),
+            unredacted: false,
         };
         let spec = SessionSpec {
             program: self.program,

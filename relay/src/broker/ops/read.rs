@@ -48,8 +48,10 @@ impl Operation for ReadArgs {
             .reads
             .take(read::cells(&window.session, &self))
             .await?;
+        let redactor = cx.redactor();
+        let gate = || cx.still(Access::Read);
         let mut answer =
-            read::read(&window.session, state, &self, &|| cx.still(Access::Read)).await?;
+            read::read(&window.session, state, &self, redactor.as_ref(), &gate).await?;
         answer.permit = Some(Arc::new(permit));
         Ok(answer)
     }

@@ -6,12 +6,14 @@ use std::time::Duration;
 use bytes::Bytes;
 use schemars::JsonSchema;
 use serde_json::{json, Value};
+use wterm_core::agent::redact::Report;
 use wterm_core::keys::encode_typed;
 
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::hub::Access;
 use crate::broker::ordered;
 use crate::broker::read::{self, Origin, ReadArgs, Wait};
+use crate::broker::shell::Redacted;
 use crate::broker::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{DEFAULT_RUN_WAIT_MS, MAX_COMMAND_LINE_BYTES, MAX_RUN_WAIT_MS};
@@ -150,7 +152,16 @@ impl Operation for RunCommand {
             ..ReadArgs::default()
         };
         let gate = || cx.still(Access::Read);
-        let answer = read::read_from(session, state, &args, &origin, &gate).await?;
+        // A command wait matches no text: the answer's command and shell are redacted here, so
+        // `redacted` counts only what this answer carries (not the screen it leaves out).
+        let mut answer = read::read_from(session, state, &args, &origin, None, &gate).await?;
+        let mut redacted = Report::default();
+        if let Some(r) = cx.redactor() {
+            if let Some(c) = answer.command.as_mut() {
+                c.redact(&r, &mut redacted);
+            }
+            answer.shell.redact(&r, &mut redacted);
+        }
         let mut out = match &answer.command {
             Some(c) => json!(c),
             // The shell never reported the command starting (it may wait for more of the line,
@@ -177,6 +188,9 @@ impl Operation for RunCommand {
             out["exited"] = json!(true);
         }
         out["shell"] = json!(answer.shell);
+        if let Some(r) = Redacted::of(redacted) {
+            out["redacted"] = json!(r);
+        }
         Ok(out)
     }
 }

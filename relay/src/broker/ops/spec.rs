@@ -116,6 +116,15 @@ impl<'a> Cx<'a> {
         self.window.as_ref().ok_or_else(unknown_or_off)
     }
 
+    /// What this call's reads of its window pass through ([`Broker::redactor`]), from the
+    /// window's settings now; `None` when the person turned redaction off for it, or there
+    /// is no window.
+    pub fn redactor(&self) -> Option<wterm_core::agent::redact::Redactor> {
+        let session = &self.window.as_ref()?.session;
+        let meta = crate::broker::window::WindowState::of(session)?.meta();
+        self.broker.redactor(&meta)
+    }
+
     /// Whether the caller may still use the window for `access`, asked again now (a wait or a
     /// paced write in progress, after the window's mode or the relay's settings changed): the
     /// refusal a new call would get (`mcp_disabled`, `unknown_or_off`, `read_only`), else `Ok`.

@@ -5,12 +5,13 @@ use serde::Serialize;
 
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::hub::{Broker, Window};
-use crate::broker::shell::{self, ShellFacts};
+use crate::broker::shell::{self, Redacted, ShellFacts};
 use crate::broker::window::{LastInputFacts, Mode, Scope, WindowState};
 use crate::ground::fields::Fields;
 use crate::ground::text::strip_controls;
 use crate::ground::Refusal;
 use crate::session::SessionId;
+use wterm_core::agent::redact::Report;
 
 /// `GET /mcp/terminals`: no fields.
 #[derive(Debug, JsonSchema)]
@@ -56,6 +57,12 @@ pub struct TerminalRow {
     /// (ext) That call, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_input: Option<LastInputFacts>,
+    /// (ext) Whether agents read this window's secrets as `[redacted:KIND]` (the default; only
+    /// the person at the page turns it off).
+    pub redact: bool,
+    /// (ext) The secrets this row's title and commands carry redacted; absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<Redacted>,
 }
 
 fn process_cwd(pid: Option<u32>) -> Option<String> {
@@ -66,7 +73,7 @@ fn process_cwd(pid: Option<u32>) -> Option<String> {
 fn row_of(broker: &Broker, w: Window) -> Option<TerminalRow> {
     let session = &w.session;
     let state = WindowState::of(session)?;
-    let (title, cwd, size, app_cursor, version, shell) = session.inspect(|l| {
+    let (title, cwd, size, app_cursor, version, mut shell) = session.inspect(|l| {
         (
             l.terminal.title().map(str::to_owned),
             l.terminal.cwd().map(str::to_owned),
@@ -77,12 +84,21 @@ fn row_of(broker: &Broker, w: Window) -> Option<TerminalRow> {
         )
     });
     let clean = |s: String| strip_controls(&s).into_owned();
+    let mut title = title
+        .filter(|t| !t.is_empty())
+        .or_else(|| state.launch_title.clone())
+        .map(clean);
+    let redactor = broker.redactor(&state.meta());
+    let mut report = Report::default();
+    if let Some(r) = &redactor {
+        shell.redact(r, &mut report);
+        if let Some(t) = title.as_mut() {
+            report.add(&r.string(t));
+        }
+    }
     Some(TerminalRow {
         id: session.id(),
-        title: title
-            .filter(|t| !t.is_empty())
-            .or_else(|| state.launch_title.clone())
-            .map(clean),
+        title,
         host: broker.host.clone(),
         cwd: cwd.or_else(|| process_cwd(session.pid())).map(clean),
         agent: None,
@@ -97,6 +113,8 @@ fn row_of(broker: &Broker, w: Window) -> Option<TerminalRow> {
         shell,
         input_seq: state.input().seq(),
         last_input: state.input().last().map(LastInputFacts::from),
+        redact: redactor.is_some(),
+        redacted: Redacted::of(report),
     })
 }
 
