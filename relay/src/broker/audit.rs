@@ -112,10 +112,9 @@ fn cut(s: &str, max: usize) -> String {
 /// with their length as `<field>_bytes` (always for `data` and `command`); lists cut to
 /// [`AUDIT_ARG_LIST_ITEMS`] with `<field>_count`; objects as cut JSON text; the whole at most
 /// [`AUDIT_ARGS_MAX_BYTES`] of JSON (fields dropped from the end, counted in `_omitted`).
-/// Every string (list items included) has the core's secret kinds replaced by
-/// `[redacted:KIND]` before it is cut, so no cut leaves part of a secret behind.
-pub fn summarize(fields: &Fields) -> Value {
-    let redactor = Redactor::new();
+/// Every string (list items included) has its secrets (`redactor`'s kinds and literals)
+/// replaced by `[redacted:KIND]` before it is cut, so no cut leaves part of a secret behind.
+pub fn summarize(fields: &Fields, redactor: &Redactor) -> Value {
     let cut = |s: &str, max: usize| cut(&redactor.text(s).text, max);
     let mut out = Map::new();
     for (k, v) in fields {
@@ -445,13 +444,14 @@ impl AuditLog {
 
     /// Starts recording a call of `op` by `caller` with `body`; the record is written by
     /// [`Pending::answered`] / [`Pending::refused`], or with [`CANCELLED`] when the pending
-    /// call is dropped first.
+    /// call is dropped first. `secrets` redacts the summary ([`summarize`]).
     pub fn begin(
         &self,
         op: &'static str,
         read: bool,
         caller: &Caller,
         body: Option<&Fields>,
+        secrets: &Redactor,
     ) -> Pending<'_> {
         Pending {
             log: self,
@@ -460,7 +460,7 @@ impl AuditLog {
                 op: Some(op),
                 caller: caller.clone(),
                 window: body.and_then(|f| crate::ground::fields::id(f).ok()),
-                args: body.map(summarize),
+                args: body.map(|f| summarize(f, secrets)),
                 status: CANCELLED_STATUS,
                 error: Some(CANCELLED),
                 started_ms: now_ms(),
@@ -494,12 +494,13 @@ impl AuditLog {
         caller: Caller,
         args: Option<&Fields>,
         code: &'static str,
+        secrets: &Redactor,
     ) {
         self.append(Entry {
             op,
             caller,
             window: None,
-            args: args.map(summarize),
+            args: args.map(|f| summarize(f, secrets)),
             status: 400,
             error: Some(code),
             started_ms: now_ms(),
@@ -881,7 +882,7 @@ mod tests {
     #[test]
     fn summaries_are_bounded_and_redacted() {
         let f = json!({"id": 3, "data": "x".repeat(1000), "handle": "s3cret", "keys": (0..40).map(|i| i.to_string()).collect::<Vec<_>>(), "timeout_ms": 5});
-        let s = summarize(f.as_object().unwrap());
+        let s = summarize(f.as_object().unwrap(), &Redactor::new());
         assert_eq!(s["data_bytes"], 1000);
         assert!(s["data"].as_str().unwrap().len() <= AUDIT_ARG_TEXT_BYTES + 3);
         assert_eq!(s["handle"], "[redacted]");
@@ -892,7 +893,7 @@ mod tests {
         let many: Map<String, Value> = (0..100)
             .map(|i| (format!("f{i:03}"), Value::from("y".repeat(100))))
             .collect();
-        let s = summarize(&many);
+        let s = summarize(&many, &Redactor::new());
         assert!(
             s.to_string().len() <= AUDIT_ARGS_MAX_BYTES,
             "{}",

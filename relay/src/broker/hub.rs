@@ -107,9 +107,12 @@ impl Broker {
     /// relay's own tokens in force (page, MCP, admin) as `relay_token`; `None` when the person
     /// at the page turned redaction off for the window ([`WindowMeta::unredacted`]).
     pub fn redactor(&self, meta: &WindowMeta) -> Option<Redactor> {
-        if meta.unredacted {
-            return None;
-        }
+        (!meta.unredacted).then(|| self.secrets())
+    }
+
+    /// The core's secret kinds and this relay's tokens in force, whatever a window's setting:
+    /// what the audit log's summaries pass through.
+    pub fn secrets(&self) -> Redactor {
         let s = self.settings();
         let mut r = Redactor::new();
         for t in [Some(&self.page_token), s.token(), s.admin_token()]
@@ -118,7 +121,7 @@ impl Broker {
         {
             r.add_literal(t.expose(), redact::RELAY_TOKEN);
         }
-        Some(r)
+        r
     }
 
     /// The settings in force (read live by every request).

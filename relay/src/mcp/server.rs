@@ -60,9 +60,13 @@ impl Backend {
         if let (Backend::Local(l), Some(code), Some(caller)) =
             (self, error.front_code(), local::caller(parts))
         {
-            l.broker
-                .audit
-                .refused_by_tool_front(op.map(Op::tool), caller, args, code);
+            l.broker.audit.refused_by_tool_front(
+                op.map(Op::tool),
+                caller,
+                args,
+                code,
+                &l.broker.secrets(),
+            );
         }
     }
 

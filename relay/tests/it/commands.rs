@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::support::{Mcp, Options, Relay};
 
 /// A relay with MCP on (readwrite) and a bash session at its prompt, reporting commands.
-async fn ready() -> (Relay, Mcp, u64) {
+pub(crate) async fn ready() -> (Relay, Mcp, u64) {
     let relay = Relay::start().await;
     let mcp = relay.enable_mcp("readwrite").await;
     let id = relay.ready_session(&mcp).await;
@@ -27,7 +27,7 @@ async fn ready() -> (Relay, Mcp, u64) {
     (relay, mcp, id)
 }
 
-async fn terminal(mcp: &Mcp, id: u64) -> Value {
+pub(crate) async fn terminal(mcp: &Mcp, id: u64) -> Value {
     let rows = mcp.get("/mcp/terminals").await.json();
     rows.as_array()
         .unwrap()
@@ -37,7 +37,7 @@ async fn terminal(mcp: &Mcp, id: u64) -> Value {
         .unwrap_or_else(|| panic!("no window {id} in {rows}"))
 }
 
-async fn run(mcp: &Mcp, id: u64, command: &str) -> Value {
+pub(crate) async fn run(mcp: &Mcp, id: u64, command: &str) -> Value {
     let r = mcp
         .post(
             "/mcp/run",

@@ -13,6 +13,7 @@ mod ops;
 mod persist;
 mod pty;
 mod reads;
+mod redaction;
 mod reflow;
 mod routes;
 mod secrets;

@@ -186,9 +186,13 @@ async fn dispatch<O: Operation>(
     body: Result<Fields, Refusal>,
 ) -> Result<Box<dyn Reply>, Refusal> {
     let spec = &O::SPEC;
-    let pending = broker
-        .audit
-        .begin(spec.tool, spec.read_only, caller, body.as_ref().ok());
+    let pending = broker.audit.begin(
+        spec.tool,
+        spec.read_only,
+        caller,
+        body.as_ref().ok(),
+        &broker.secrets(),
+    );
     let result = perform::<O>(broker, caller, body).await;
     match &result {
         // A launch names its new window in the answer (small: no read answer is converted).
