@@ -435,8 +435,15 @@ impl Screen {
             return false;
         }
         let widen = cell.flags() & WIDE == 0 && unicode::widens(text, c);
-        if widen && (col + 1 >= cols || self.buf().pending_wrap) {
-            // No room to widen (the last column): VS16 is dropped and a second regional
+        // The column text wraps at from the cell: the right margin when the cell is left of
+        // it, else the last column (as a print there would wrap).
+        let edge = if col <= self.right {
+            self.right
+        } else {
+            cols - 1
+        };
+        if widen && (col + 1 > edge || self.buf().pending_wrap) {
+            // No room to widen (the edge): VS16 is dropped and a second regional
             // indicator starts its own cell, so no narrow cell holds a cluster that would widen
             // when its text is printed again (a snapshot, REP).
             return c == '\u{fe0f}';
@@ -448,7 +455,7 @@ impl Screen {
         };
         let buf = self.buf_mut();
         buf.rows[usize::from(row)].cells[usize::from(col)].set_content(content);
-        if widen && col + 1 < cols && !buf.pending_wrap {
+        if widen && col + 1 <= edge && !buf.pending_wrap {
             let r = &mut buf.rows[usize::from(row)];
             r.touch(usize::from(col) + 3);
             // The neighbour's own wide pair must not be left half.
@@ -461,8 +468,8 @@ impl Screen {
             r.cells[usize::from(col)].set_flags(wide);
             r.cells[usize::from(col) + 1] = Cell::new(b' ' as u32, cell.style, WIDE_CONT);
             if buf.row == row && buf.col == col + 1 {
-                if col + 2 >= cols {
-                    buf.col = cols - 1;
+                if col + 2 > edge {
+                    buf.col = edge;
                     buf.pending_wrap = autowrap;
                 } else {
                     buf.col = col + 2;

@@ -90,7 +90,10 @@ async fn a_secret_on_screen_is_redacted_in_reads_and_waits() {
     assert!(r.body.contains("redact: accepted: true"), "{}", r.body);
     let row = terminal(&mcp, id).await;
     assert_eq!(row["redact"], false, "{row}");
-    assert_eq!(row["mode"], "readwrite", "the mode was not half-applied: {row}");
+    assert_eq!(
+        row["mode"], "readwrite",
+        "the mode was not half-applied: {row}"
+    );
 
     // null is the default: redacted again.
     let w = relay.set_window(json!({"id": id, "redact": null})).await;

@@ -378,6 +378,24 @@ fn vs16_in_the_last_column_stays_narrow() {
 }
 
 #[test]
+fn vs16_widening_inside_left_right_margins_wraps_at_the_right_margin() {
+    // Found by the fuzz target (snapshot round trip: cursor): the widened pair ended the
+    // cursor one column past the right margin instead of at it with a wrap pending, as a print
+    // of the wide cluster (a snapshot, REP) leaves it.
+    let mut t = term(3, 12);
+    t.feed("\x1b[?69h\x1b[3;8s\x1b[1;7H\u{2764}\u{fe0f}".as_bytes());
+    assert_eq!((t.cursor().row, t.cursor().col), (0, 7));
+    t.feed(b"x");
+    assert_eq!(t.screen_rows()[0].text.trim_end(), "      \u{2764}\u{fe0f}");
+    assert_eq!(t.screen_rows()[1].text.trim_end(), "  x");
+    // In the right margin's own column there is no room: it stays narrow, VS16 dropped.
+    let mut t = term(3, 12);
+    t.feed("\x1b[?69h\x1b[3;8s\x1b[1;8H\u{2764}\u{fe0f}".as_bytes());
+    assert_eq!(t.screen_rows()[0].text.trim_end(), "       \u{2764}");
+    assert_eq!((t.cursor().row, t.cursor().col), (0, 7));
+}
+
+#[test]
 fn vs16_widens_an_emoji_capable_character_across_chunks() {
     let mut t = term(2, 10);
     t.feed("a\u{2764}".as_bytes());
