@@ -26,8 +26,8 @@ pub enum ToolError {
     Unreachable(String),
     /// `bad_arguments`: the arguments do not match the tool's schema.
     BadArguments(String),
-    /// `unknown_tool`.
-    UnknownTool,
+    /// `unknown_tool`: the detail names the tools this caller can call.
+    UnknownTool(String),
 }
 
 impl From<Refusal> for ToolError {
@@ -45,7 +45,7 @@ impl ToolError {
             ToolError::UnknownHost => Some("unknown_host"),
             ToolError::HostRequired => Some("host_required"),
             ToolError::BadArguments(_) => Some("bad_arguments"),
-            ToolError::UnknownTool => Some("unknown_tool"),
+            ToolError::UnknownTool(_) => Some("unknown_tool"),
             _ => None,
         }
     }
@@ -61,7 +61,7 @@ impl ToolError {
             ToolError::ScopeUnsupported => "scope_unsupported",
             ToolError::Unreachable(_) => "host_unreachable",
             ToolError::BadArguments(_) => "bad_arguments",
-            ToolError::UnknownTool => "unknown_tool",
+            ToolError::UnknownTool(_) => "unknown_tool",
         }
     }
 
@@ -97,7 +97,7 @@ impl ToolError {
                 "the arguments do not match the tool's input schema; fix the call",
                 Some(d),
             ),
-            ToolError::UnknownTool => ("no tool of that name; list the tools", None),
+            ToolError::UnknownTool(d) => ("no tool of that name; call one of these", Some(d)),
         };
         let line = match detail {
             // A detail the advice already says (bad_cwd's) is not repeated.

@@ -359,7 +359,11 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let parts = context.extensions.get::<Parts>();
         let Some(op) = Op::from_tool(&request.name) else {
-            let e = ToolError::UnknownTool;
+            let names: Vec<String> = tools::list(self.backend.admin(parts))
+                .into_iter()
+                .map(|t| t.name.into_owned())
+                .collect();
+            let e = ToolError::UnknownTool(names.join(", "));
             self.backend
                 .audit_front_refusal(parts, None, request.arguments.as_ref(), &e);
             return Ok(CallToolResult::error(vec![ContentBlock::text(e.message())]).into());

@@ -195,8 +195,11 @@ async fn every_front_is_derived_from_the_one_list() {
         )
         .await;
     assert_eq!(result["isError"], true);
-    assert!(result["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .starts_with("unknown_tool:"));
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("unknown_tool:"), "{text}");
+    // It names the tools there are, so the client can correct the call.
+    assert!(
+        text.contains("list_terminals") && text.contains("read_screen"),
+        "{text}"
+    );
 }
