@@ -263,6 +263,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn launch_dims_in_the_schema_are_the_ones_accepted() {
+        let schema = input_schema(Op::Launch);
+        for key in ["cols", "rows"] {
+            let prop = &schema["properties"][key];
+            assert_eq!(
+                prop["minimum"],
+                u64::from(*crate::ground::limits::DIMS.start()),
+                "{key}: {prop}"
+            );
+            assert_eq!(
+                prop["maximum"],
+                u64::from(*crate::ground::limits::DIMS.end()),
+                "{key}: {prop}"
+            );
+        }
+    }
+
+    #[test]
     fn ids() {
         assert_eq!(
             WindowId::parse("default:12"),

@@ -27,10 +27,10 @@ pub struct Launch {
     #[schemars(skip)]
     pub program: Program,
     /// Columns, 1..1000 (default 80).
-    #[schemars(with = "Option<u16>")]
+    #[schemars(with = "Option<u16>", range(min = 1, max = 1000))]
     pub cols: u16,
     /// Rows, 1..1000 (default 24).
-    #[schemars(with = "Option<u16>")]
+    #[schemars(with = "Option<u16>", range(min = 1, max = 1000))]
     pub rows: u16,
     /// A title for the window.
     pub title: Option<String>,
