@@ -4,7 +4,7 @@
 # agent-browser in Debian's headless chromium with native WebMCP, against the real relay).
 # Also checks the tmux oracle behind the differential tests, checks the conformance suite against
 # real xterm (scripts/xterm-oracle.py), compares every kept input with @xterm/headless
-# (scripts/headless-oracle.mjs), and runs a short cargo-fuzz pass.
+# (scripts/headless-oracle.mjs), and runs a seeded cargo-fuzz pass (the same inputs every run).
 # Ends with one summary line, "all: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,8 +60,8 @@ if [ -n "$left" ]; then
 else
   echo "holders left behind: none, 1 passed" | tee -a "$log"
 fi
-stage "short fuzz pass (cargo-fuzz, ${WTERM_FUZZ_SECONDS:-45} s)"
-bash scripts/fuzz.sh "${WTERM_FUZZ_SECONDS:-45}" 2>&1 | tail -n 25
+stage "fuzz pass (cargo-fuzz, the same seeded inputs on every machine: scripts/fuzz.sh --ci)"
+bash scripts/fuzz.sh --ci 2>&1 | tail -n 40
 
 stage "summary"
 

@@ -473,7 +473,7 @@ impl HistoryRow {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Clusters {
     texts: Vec<Box<str>>,
-    index: HashMap<Box<str>, u32>,
+    index: HashMap<Box<str>, u32, crate::MapHasher>,
     /// Recent extensions, `(content, added character, content of both)`, in
     /// [`EXTENSION_CACHE_SLOTS`] slots (empty until first used): the same emoji sequences and
     /// marks recur, and a hit skips hashing the cluster's text.

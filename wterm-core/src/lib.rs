@@ -23,6 +23,15 @@
 //! No web or async dependencies: the adapters own I/O.
 #![deny(missing_docs)]
 
+/// The hasher of the core's hash maps: std's randomly keyed one, except in a cargo-fuzz build
+/// (`cfg(fuzzing)`), where a fixed key makes a seeded fuzz run repeat itself (the probe
+/// sequence, and so the coverage libFuzzer steers by, follows the key).
+#[cfg(not(fuzzing))]
+pub(crate) type MapHasher = std::collections::hash_map::RandomState;
+/// See the non-fuzzing definition.
+#[cfg(fuzzing)]
+pub(crate) type MapHasher =
+    std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
 pub mod agent;
 mod cmdlog;
 mod color;

@@ -181,7 +181,7 @@ pub(crate) struct Screen {
     pub modes: ModeState,
     pub clusters: Clusters,
     pub links: Vec<Box<str>>,
-    link_index: HashMap<Box<str>, LinkId>,
+    link_index: HashMap<Box<str>, LinkId, crate::MapHasher>,
     /// The cell the last character was printed into, while nothing else happened since: a
     /// combining mark or joiner that follows extends it.
     pub last_print: Option<(u16, u16)>,
@@ -250,7 +250,7 @@ impl Screen {
             modes: ModeState::default(),
             clusters: Clusters::default(),
             links: Vec::new(),
-            link_index: HashMap::new(),
+            link_index: HashMap::default(),
             last_print: None,
             last_char: None,
             join_text: String::new(),
