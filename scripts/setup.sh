@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything wterm-rs needs on a fresh Debian 12 machine with Rust and Node: the wasm
 # target, the wasm-bindgen CLI at the pinned version, npm packages (no browser downloads), and,
-# with --test, Debian's chromium plus the programs the tests drive (bash, zsh, fish, vim, less, python3 with venv, openssl,
+# with --test, Debian's chromium plus the programs the tests drive (bash, zsh, fish, vim, less, python3 with venv, openssl, sudo (its password prompt),
 # and xterm under xvfb, the judge of the conformance suite).
 # Idempotent: each step is skipped when already done.
 set -euo pipefail
@@ -17,7 +17,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 if [ "$want_test" = 1 ]; then
   need=()
-  for pair in chromium:chromium chromedriver:chromium-driver vim:vim less:less tmux:tmux python3:python3 zsh:zsh fish:fish openssl:openssl xterm:xterm Xvfb:xvfb; do
+  for pair in chromium:chromium chromedriver:chromium-driver vim:vim less:less tmux:tmux python3:python3 zsh:zsh fish:fish openssl:openssl xterm:xterm Xvfb:xvfb sudo:sudo; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
   done
   # `python3 -m venv` (the MCP Python SDK tests' venvs) needs ensurepip, which Debian ships apart.

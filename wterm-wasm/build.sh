@@ -240,7 +240,9 @@ echo "full entry (wterm-wasm/full: the core plus search, plain-text links, the f
 # it is code: the stable sort of its matches (`sort_by_key`, driftsort) 2.2 KB of it (an
 # insertion sort, the matches come nearly in order, measured 153.4 KB in all), wterm-core's
 # opt-level 2 about 1.7 KB (both trees at "z": +7.1 KB). Budget 156 KB.
-CORE_BUDGET_KB=156
+# Secret prompts (setSecretPrompt, the gate in the typing tools, the notice) and turn-taking
+# (the person's keys held behind an agent's Enter, typeahead): 155.6 -> 158.5 KB. Budget 159 KB.
+CORE_BUDGET_KB=159
 echo "core package (wterm-wasm: wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
 if [ "$core" -gt $((CORE_BUDGET_KB * 1000)) ]; then
   echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure and justify a new budget here" >&2

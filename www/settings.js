@@ -7,8 +7,9 @@
 //   `.mcp.json` entry for the HTTP form and one for the stdio form (`wterm-relay mcp` with
 //   WTERM_MCP_URL and WTERM_MCP_TOKEN, as `wterm-relay mcp-config --stdio` prints it), under a
 //   warning that they hold a secret. The token is never shown whole, never put in a URL.
-// - This window (POST /session/mcp): its own mode and scope; the window id is the `session`
-//   query parameter of the page URL. Any change made here takes ownership away from the agent
+// - This window (POST /session/mcp): its own mode and scope, whether agents read its secrets
+//   redacted, and whether they may type at its password prompts (both the person's alone); the
+//   window id is the `session` query parameter of the page URL. Any change made here takes ownership away from the agent
 //   that launched the window.
 // - Shells (GET /sessions, DELETE /sessions/N): every shell the relay runs, each with an End
 //   button (SIGHUP), so shells left behind by closed tabs can be ended from any page.
@@ -132,6 +133,9 @@ export function mountSettings({ onClose } = {}) {
   const windowMode = modeSelect(true);
   const windowScope = el("input", { type: "text", placeholder: "none", maxLength: 64 });
   const applyWindow = el("button", { type: "button", textContent: "Apply" });
+  // The person's switches for this window; no agent tool sets them (broker-api.md).
+  const windowRedact = el("input", { type: "checkbox" });
+  const windowSecretInput = el("input", { type: "checkbox" });
   const shells = el("ul");
   shells.setAttribute("aria-label", "Shells");
   const auditList = el("ul", { className: "audit" });
@@ -155,6 +159,8 @@ export function mountSettings({ onClose } = {}) {
     windowTitle,
     field("Window mode", windowMode),
     field("Window scope", windowScope),
+    field("Agents read secrets redacted", windowRedact),
+    field("Agents may type at password prompts", windowSecretInput),
     el("div", { style: "text-align: right" }, applyWindow),
     el("h2", { textContent: "Agent log (this window, newest last)" }),
     auditList,
@@ -194,6 +200,8 @@ export function mountSettings({ onClose } = {}) {
   function showWindow(w) {
     windowMode.value = w.mode ?? "";
     windowScope.value = w.scope ?? "";
+    windowRedact.checked = w.redact !== false;
+    windowSecretInput.checked = w.secret_input === true;
     windowTitle.textContent = `This window (${w.id}): now ${w.effective_mode}`;
   }
 
@@ -278,6 +286,23 @@ export function mountSettings({ onClose } = {}) {
       showWindow(await api("POST", "/session/mcp", { id, mode: windowMode.value || null, scope: scope || null }));
       say("Saved.");
     }),
+  );
+
+  const setWindow = (body, done) =>
+    run(async () => {
+      const id = windowId();
+      if (!id) throw new Error("this page has no session yet");
+      showWindow(await api("POST", "/session/mcp", { id, ...body }));
+      say(done);
+    });
+  windowRedact.addEventListener("change", () =>
+    setWindow({ redact: windowRedact.checked }, windowRedact.checked ? "Agents read secrets redacted." : "Agents read secrets as they are."),
+  );
+  windowSecretInput.addEventListener("change", () =>
+    setWindow(
+      { secret_input: windowSecretInput.checked },
+      windowSecretInput.checked ? "Agents may type at this window's password prompts." : "Only you type at password prompts.",
+    ),
   );
 
   async function open() {

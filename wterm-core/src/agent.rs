@@ -1,8 +1,9 @@
 //! What an agent's call means, held once for the page's WebMCP tools (`wterm-wasm`) and the
 //! relay's broker routes and MCP tools: which command a wait is for ([`CommandWait`]), what
 //! counts as new output ([`NewOutput`]), how a wait is judged ([`wait::verdict`]), how much of a
-//! command's output an answer carries ([`command_output`]), and the numbering of agent
-//! input ([`input::InputSequence`]).
+//! command's output an answer carries ([`command_output`]), the numbering of agent
+//! input ([`input::InputSequence`]), and what agent input a secret prompt takes
+//! ([`secret_prompt`]).
 //!
 //! Pure: no clock (times are passed in), no I/O. The adapters take these values at the moments
 //! their calls start, write, or press Enter, and ask them again as output arrives.
@@ -16,6 +17,7 @@ use crate::{join_for_search, CommandRecord, Terminal, TextRow};
 pub mod input;
 pub mod output;
 pub mod redact;
+pub mod secret_prompt;
 pub mod wait;
 
 pub use output::{command_output, MAX_COMMAND_OUTPUT_BYTES, MAX_COMMAND_OUTPUT_ROWS};

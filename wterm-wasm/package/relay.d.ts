@@ -90,6 +90,12 @@ export interface RelayOptions {
   onSession?: (id: string) => void;
   /** The session's process exited with this code (`null` when not known). No reconnect follows. */
   onExit?: (code: number | null) => void;
+  /**
+   * The terminal is (`true`) or no longer is (`false`) waiting for a secret: the PTY's echo is
+   * off at a prompt (sudo, ssh, passwd, `read -s`, getpass). Agents cannot type there; the
+   * terminal shows a notice meanwhile. Also sent again after a reconnect while one is shown.
+   */
+  onSecretPrompt?: (active: boolean) => void;
   /** A refusal or an error the relay reported (see `RelayError.code`). */
   onError?: (error: RelayError) => void;
   /** Every status change, with details for "reconnecting" and "closed". */

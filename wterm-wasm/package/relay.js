@@ -23,6 +23,10 @@
 //   and others pick a light or dark scheme from OSC 11); sent on attach, then whenever it
 //   changes (checked every COLORS_CHECK_MS: a theme or the page's CSS may change it);
 // - {"type":"exit","code"} (then close 1000), {"type":"error","reason"};
+// - {"type":"secret_prompt","active","agents_may_type"}: the PTY's line discipline is (or no
+//   longer is) at a secret prompt, echo off as at a password prompt; passed to
+//   `term.setSecretPrompt`, which makes the WebMCP tools refuse to type there and shows a notice,
+//   and to `onSecretPrompt(active)`;
 // - {"type":"agent","kind","tool","at"}: an MCP client read or wrote the session through the
 //   relay; passed to the terminal's "agent" listeners with `term.reportAgent` (source "relay");
 // - {"type":"title","data"} is not used: the title reaches the terminal in the output itself
@@ -310,6 +314,8 @@ export function attachToRelay(term, options) {
           awaitingSnapshot = true;
           retryMs = RECONNECT_MIN_MS;
           term.reset();
+          // The relay says again after the snapshot if a secret prompt is shown.
+          term.setSecretPrompt({ active: false });
           followRelay(msg.cols, msg.rows);
           colorsSent = "";
           sendColors();
@@ -326,6 +332,15 @@ export function attachToRelay(term, options) {
             console.error("wterm-wasm/relay: an agent frame was not understood:", e);
           }
         }
+        break;
+      case "secret_prompt":
+        // The PTY's echo is off at a prompt: a password prompt (spec "Secret prompts").
+        try {
+          term.setSecretPrompt({ active: msg.active === true, agentsMayType: msg.agents_may_type === true });
+        } catch (e) {
+          console.error("wterm-wasm/relay: a secret_prompt frame was not understood:", e);
+        }
+        call(options.onSecretPrompt, msg.active === true);
         break;
       case "exit":
         exited = true;

@@ -97,6 +97,10 @@ pub(crate) const STYLE_CSS: &str = concat!(
     "top:calc(var(--wterm-cell-h)*var(--cy,0));min-width:var(--wterm-cell-w);",
     "height:var(--wterm-cell-h);line-height:var(--wterm-cell-h);white-space:pre;z-index:1;",
     "background:var(--wterm-bg);color:var(--wterm-fg);text-decoration:underline;pointer-events:none}",
+    // A secret prompt's notice (webmcp/secret_prompt.rs): across the top, over the rows.
+    ".wterm-secret{position:absolute;top:0;left:0;right:0;z-index:3;padding:2px 8px;",
+    "font:12px/1.4 system-ui,sans-serif;background:#7a5c00;color:#fff;pointer-events:none}",
+    ".wterm-secret[hidden]{display:none}",
     // Read by screen readers, not shown (a11y.rs).
     ".wterm-live{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);",
     "white-space:pre-wrap}",

@@ -614,6 +614,39 @@ impl WTerm {
         Ok(())
     }
 
+    /// `setSecretPrompt({active, agentsMayType?})`: whether the terminal waits for a secret
+    /// now (its PTY has canonical mode on and echo off, as at a password prompt), and whether
+    /// the person let agents type there (default false). The relay client calls it for the
+    /// relay's `secret_prompt` frames; a page has no PTY to read. While `active`, the WebMCP
+    /// typing tools refuse everything but a lone Ctrl+C, a `waitForCommand` ends, the state
+    /// says `secretPrompt: true`, and a notice at the terminal tells the person (spec
+    /// `webmcp-tools.md`, "Secret prompts").
+    ///
+    /// Throws (naming what is accepted) when `active` is not a boolean or `agentsMayType` is
+    /// given and not one; nothing changes then.
+    #[wasm_bindgen(js_name = setSecretPrompt)]
+    pub fn set_secret_prompt(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{active: boolean, agentsMayType?: boolean}")]
+        state: JsValue,
+    ) -> Result<(), JsError> {
+        const ACCEPTED: &str = "setSecretPrompt takes {active: boolean, agentsMayType?: boolean}";
+        let get = |k: &str| js_sys::Reflect::get(&state, &JsValue::from_str(k)).ok();
+        let active = get("active").and_then(|v| v.as_bool());
+        let may = get("agentsMayType").unwrap_or(JsValue::UNDEFINED);
+        let may = if may.is_undefined() {
+            Some(false)
+        } else {
+            may.as_bool()
+        };
+        let (Some(active), Some(may)) = (active, may) else {
+            return Err(JsError::new(ACCEPTED));
+        };
+        let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
+        webmcp::secret_prompt::set(&mut inner, active, may);
+        Ok(())
+    }
+
     /// Clears the terminal as if new, keeping its size: blank screen, no history, default
     /// modes, no title (`onTitle` gets `""` when a title was set). The relay client calls it
     /// before replaying a session's snapshot.

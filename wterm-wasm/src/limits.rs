@@ -34,6 +34,11 @@ pub(crate) const MAX_KEYS: usize = 64;
 /// separate key press rather than a pasted newline.
 pub(crate) const SUBMIT_DELAY_MS: u32 = 150;
 
+/// Most of the person's input held while an agent's Enter is pending, in bytes (spec
+/// "Turn-taking"): more (a large paste in those 150 ms) cancels the agent's Enter and goes at
+/// once, as a Ctrl+C does, rather than being held or dropped.
+pub(crate) const PERSON_HOLD_MAX_BYTES: usize = 64 * 1024;
+
 /// Most origins one terminal's `webmcp.exposedTo` lists (the registrations get the origins of
 /// all the page's terminals); a longer list is refused with an error.
 pub(crate) const MAX_EXPOSED_ORIGINS: usize = 16;

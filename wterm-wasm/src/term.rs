@@ -358,9 +358,22 @@ pub(crate) fn echo_bytes(bytes: &[u8]) -> Vec<u8> {
 /// or, when the page set neither, echoed into the terminal; either way the view jumps back to
 /// the live screen. Keyboard, paste, IME and (next) the WebMCP tools all come through here.
 pub(crate) fn send_input(shared: &Shared, bytes: &[u8]) {
+    send(shared, bytes, false);
+}
+
+/// [`send_input`] for a WebMCP tool: never held behind the agent's own pending Enter.
+pub(crate) fn send_agent_input(shared: &Shared, bytes: &[u8]) {
+    send(shared, bytes, true);
+}
+
+/// The one path to the program. The person's input (`agent` false) that arrives while an agent's
+/// Enter is pending is held and goes right after that Enter, so it never joins the agent's line
+/// (spec `webmcp-tools.md`, "Turn-taking"); a Ctrl+C in it cancels the Enter and goes at once.
+fn send(shared: &Shared, bytes: &[u8], agent: bool) {
     if bytes.is_empty() {
         return;
     }
+    let mut cancelled = None;
     let out = {
         let Ok(mut inner) = shared.try_borrow_mut() else {
             web_sys::console::warn_1(&"wterm: input dropped: terminal busy".into());
@@ -368,6 +381,20 @@ pub(crate) fn send_input(shared: &Shared, bytes: &[u8]) {
         };
         if inner.lifecycle == Lifecycle::Destroyed {
             return;
+        }
+        let joined: Vec<u8>;
+        let mut bytes = bytes;
+        if !agent {
+            inner.mcp.person_input();
+            match crate::webmcp::hold_person_input(&mut inner, bytes) {
+                crate::webmcp::Hold::Held => return,
+                crate::webmcp::Hold::Send => {}
+                crate::webmcp::Hold::SendAfter { held, settles } => {
+                    cancelled = Some(settles);
+                    joined = [held.as_slice(), bytes].concat();
+                    bytes = &joined;
+                }
+            }
         }
         inner.scroll_to_bottom();
         if bytes.contains(&b'\r') && inner.term.running_command().is_none() {
@@ -386,6 +413,9 @@ pub(crate) fn send_input(shared: &Shared, bytes: &[u8]) {
         }
     };
     out.deliver();
+    if let Some(settles) = cancelled {
+        crate::webmcp::answer_interrupted(settles);
+    }
 }
 
 /// Writes program output (`WTerm.write`).

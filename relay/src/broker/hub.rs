@@ -260,6 +260,7 @@ impl Broker {
             Refusal::PersistFailed
         })?;
         state.set_meta(meta.clone());
+        session.set_agents_may_type_secrets(meta.secret_input);
         Ok(meta)
     }
 
@@ -303,6 +304,7 @@ impl Broker {
         {
             if let Some(state) = WindowState::of(session) {
                 state.set_meta(row.meta.clone());
+                session.set_agents_may_type_secrets(row.meta.secret_input);
             }
         }
     }

@@ -13,10 +13,11 @@
 use std::time::Duration;
 
 use tokio::time::Instant;
-use wterm_core::agent::next_command_id;
+use wterm_core::agent::{next_command_id, secret_prompt};
 
 use super::window::{Submitted, WindowState};
 use crate::ground::limits::{ECHO_WAIT_MS, LINE_RECHECK_MS, SUBMIT_POLL_MS, SUBMIT_START_WAIT_MS};
+use crate::ground::Refusal;
 use crate::session::{pty, Session};
 
 /// Whether the command of a line submitted with `next_id` has started: the shell reported it
@@ -206,21 +207,62 @@ pub fn note_written(state: &WindowState, at: Option<AtPrompt>, bytes: &[u8]) -> 
 
 /// Writes `bytes` to the session in order with the lines they submit: each piece up to and
 /// including a CR is written only once the command of the line submitted before it has started
-/// ([`await_start`]); LF counts as Enter. `false` once the session's writer is gone (the process exited).
+/// ([`await_start`]); LF counts as Enter. `false` once the session's writer is gone (the
+/// process exited) or a secret prompt stopped it.
 pub async fn write(session: &Session, state: &WindowState, bytes: bytes::Bytes) -> bool {
-    write_numbered(session, state, bytes, None).await.0
+    write_numbered(session, state, bytes, None)
+        .await
+        .stopped
+        .is_none()
+}
+
+/// Why [`write_numbered`] stopped before the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// The session's writer is gone: the process exited.
+    Exited,
+    /// The terminal waits for a secret ([`secret_gate`]); the rest was not sent.
+    SecretPrompt,
+}
+
+/// What [`write_numbered`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// The call's number in the window's input sequence (`None` when nothing was written).
+    pub seq: Option<u64>,
+    /// Bytes written.
+    pub bytes: usize,
+    /// Why it stopped early, if it did.
+    pub stopped: Option<Stopped>,
+}
+
+/// `Err(secret_prompt)` when agent input `bytes` may not go to `session` now: the terminal
+/// waits for a secret and the person has not let agents type there
+/// ([`wterm_core::agent::secret_prompt::admits`]); the line discipline is read afresh.
+pub fn secret_gate(session: &Session, bytes: &[u8]) -> Result<(), Refusal> {
+    let prompt = session.at_secret_prompt();
+    if secret_prompt::admits(prompt, session.agents_may_type_secrets(), bytes) {
+        Ok(())
+    } else {
+        Err(Refusal::SecretPrompt)
+    }
 }
 
 /// [`write`], numbering the call in the window's input sequence as `tool` right before its
-/// first byte is written (`None`: not numbered); also returns that number (`None` when nothing
-/// was written).
+/// first byte is written (`None`: not numbered). Each piece passes [`secret_gate`] first: a
+/// line submitted earlier in `bytes` may start a program that asks for a secret, and what
+/// follows is then not sent.
 pub async fn write_numbered(
     session: &Session,
     state: &WindowState,
     bytes: bytes::Bytes,
     tool: Option<&'static str>,
-) -> (bool, Option<u64>) {
-    let mut seq = None;
+) -> Written {
+    let mut done = Written {
+        seq: None,
+        bytes: 0,
+        stopped: None,
+    };
     let mut rest = bytes;
     while !rest.is_empty() {
         let cut = rest
@@ -229,17 +271,23 @@ pub async fn write_numbered(
             .map_or(rest.len(), |i| i + 1);
         let piece = rest.split_to(cut);
         await_start(session, state).await;
+        if secret_gate(session, &piece).is_err() {
+            done.stopped = Some(Stopped::SecretPrompt);
+            return done;
+        }
         let at = at_prompt(session);
         if let Some(tool) = tool {
-            match seq {
-                None => seq = Some(state.input_sent(tool, piece.len())),
+            match done.seq {
+                None => done.seq = Some(state.input_sent(tool, piece.len())),
                 Some(n) => state.input_more(n, piece.len()),
             }
         }
         if !session.write(piece.clone()).await {
-            return (false, seq);
+            done.stopped = Some(Stopped::Exited);
+            return done;
         }
+        done.bytes += piece.len();
         note_written(state, at, &piece);
     }
-    (true, seq)
+    done
 }

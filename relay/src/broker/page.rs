@@ -11,17 +11,18 @@ use crate::ground::{Refusal, Secret};
 
 // ---- /session/mcp (page realm) ----
 
-/// `POST /session/mcp` (page token): `{id, mode?, scope?, redact?}`, an absent key keeps, a
-/// value sets, `null` clears (`redact`: a boolean, default true) → `{ok, id, mode, scope,
-/// effective_mode, redact}` (`mode` is the window's own). A change of mode or scope clears the
-/// window's launch owner; a body with none of the keys only reads. Only this route (the person
-/// at the page) turns redaction off: no MCP route or tool can.
+/// `POST /session/mcp` (page token): `{id, mode?, scope?, redact?, secret_input?}`, an absent
+/// key keeps, a value sets, `null` clears (`redact`: a boolean, default true; `secret_input`:
+/// a boolean, default false) → `{ok, id, mode, scope, effective_mode, redact, secret_input}`
+/// (`mode` is the window's own). A change of mode or scope clears the window's launch owner; a
+/// body with none of the keys only reads. Only this route (the person at the page) turns
+/// redaction off or lets agents type at secret prompts: no MCP route or tool can.
 pub async fn session_mcp(broker: &Broker, body: &[u8]) -> Result<Value, Refusal> {
     let f = fields::object(body, false)?;
     let id = fields::id(&f)?;
     let window = broker.find(id).map_err(|_| Refusal::UnknownSession)?;
     let session = &window.session;
-    fields::only(&f, &["id", "mode", "scope", "redact"])?;
+    fields::only(&f, &["id", "mode", "scope", "redact", "secret_input"])?;
     let mode = match f.get("mode") {
         None => None,
         Some(Value::Null) => Some(None),
@@ -43,7 +44,19 @@ pub async fn session_mcp(broker: &Broker, body: &[u8]) -> Result<Value, Refusal>
                     .into(),
             )),
         };
-    if mode.is_none() && scope.is_none() && redact.is_none() {
+    let secret_input = match f.get("secret_input") {
+        None => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(Value::Null) => Some(false),
+        Some(_) => {
+            return Err(Refusal::BadRequest(
+                "secret_input: accepted: true (agents may type at this window's secret \
+                 prompts), false (they may not, the default), or null (the default)"
+                    .into(),
+            ))
+        }
+    };
+    if mode.is_none() && scope.is_none() && redact.is_none() && secret_input.is_none() {
         return Ok(window_answer(id, &window.meta, default_mode(broker)));
     }
     let access_changed = mode.is_some() || scope.is_some();
@@ -57,6 +70,7 @@ pub async fn session_mcp(broker: &Broker, body: &[u8]) -> Result<Value, Refusal>
                 m.owner.clone()
             },
             unredacted: redact.map_or(m.unredacted, |r| !r),
+            secret_input: secret_input.unwrap_or(m.secret_input),
         })
         .await?;
     Ok(window_answer(id, &meta, default_mode(broker)))

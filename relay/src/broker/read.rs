@@ -433,6 +433,10 @@ pub struct ReadAnswer {
     pub exited: bool,
     /// (ext) What the window's shell reported about its commands.
     pub shell: ShellFacts,
+    /// (ext) The terminal waits for a secret (its PTY has canonical mode on and echo off: a
+    /// password prompt). Agent input there is refused (`secret_prompt`) unless the person
+    /// allowed it; a `wait_for_command` ends when one comes up.
+    pub secret_prompt: bool,
     /// (ext) The window's input sequence: the newest numbered input call, 0 before any.
     pub input_seq: u64,
     /// (ext) That call, when there was one.
@@ -474,6 +478,8 @@ struct Snapshot {
     quiet_from: Option<Instant>,
     /// What redaction replaced in `frame` and `shell`.
     redacted: Report,
+    /// [`Session::at_secret_prompt`], read with the screen.
+    secret_prompt: bool,
 }
 
 /// What a read counts from, taken when the call starts.
@@ -599,6 +605,7 @@ fn snapshot(
     redactor: Option<&Redactor>,
 ) -> Snapshot {
     let exited = session.has_ended();
+    let secret_prompt = session.at_secret_prompt();
     session.inspect(|l: &mut Locked<'_>| {
         let modes = l.terminal.modes();
         let scrollback = args.scrollback && !modes.alternate_screen;
@@ -659,6 +666,7 @@ fn snapshot(
             command_done,
             quiet_from: origin.quiet_from,
             redacted,
+            secret_prompt,
         }
     })
 }
@@ -770,7 +778,9 @@ pub async fn read_from(
         if met {
             break (snap, Some(true));
         }
-        if now >= deadline || snap.exited {
+        // A command that asks for a secret waits for a person: the agent is told now.
+        let for_person = snap.secret_prompt && matches!(wait, Wait::Command);
+        if now >= deadline || snap.exited || for_person {
             break (snap, Some(false));
         }
         let wake = idle_at.map_or(deadline, |at| at.min(deadline));
@@ -854,6 +864,7 @@ fn answer(
         idle_ms: u64::try_from(snap.last_output.elapsed().as_millis()).unwrap_or(u64::MAX),
         exited: snap.exited,
         shell: snap.shell,
+        secret_prompt: snap.secret_prompt,
         input_seq: window.input().seq(),
         last_input: window.input().last().map(LastInputFacts::from),
         command: None,

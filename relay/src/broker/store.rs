@@ -56,6 +56,7 @@ impl Row {
             "mode": self.meta.mode.map(Mode::as_str),
             "owner": self.meta.owner.as_ref().map(OwnerHash::as_str),
             "redact": !self.meta.unredacted,
+            "secret_input": self.meta.secret_input,
             "pid": self.pid,
             "host": self.host,
             "seen": self.seen,
@@ -79,6 +80,11 @@ impl Row {
             unredacted: match o.get("redact") {
                 None | Some(Value::Null) => false,
                 Some(v) => !v.as_bool()?,
+            },
+            // Rows written before the switch existed have none: off.
+            secret_input: match o.get("secret_input") {
+                None | Some(Value::Null) => false,
+                Some(v) => v.as_bool()?,
             },
         };
         let pid = u32::try_from(o.get("pid")?.as_u64()?)
@@ -282,6 +288,7 @@ mod tests {
                 mode: Some(Mode::Read),
                 owner: Some(OwnerHash::of("h")),
                 unredacted: true,
+                secret_input: true,
             },
             pid,
             host: host.to_owned(),

@@ -144,6 +144,9 @@ pub struct WindowMeta {
     /// The person at the page let agents read this window's secrets: its reads are not
     /// redacted (`redact: false` on `POST /session/mcp`; no MCP route sets it).
     pub unredacted: bool,
+    /// The person at the page let agents type at this window's secret prompts
+    /// (`secret_input: true` on `POST /session/mcp`; no MCP route sets it; off by default).
+    pub secret_input: bool,
 }
 
 impl WindowMeta {
@@ -154,7 +157,11 @@ impl WindowMeta {
 
     /// Whether nothing is set (such a window needs no row on disk).
     pub fn is_empty(&self) -> bool {
-        self.scope.is_none() && self.mode.is_none() && self.owner.is_none() && !self.unredacted
+        self.scope.is_none()
+            && self.mode.is_none()
+            && self.owner.is_none()
+            && !self.unredacted
+            && !self.secret_input
     }
 }
 
@@ -232,6 +239,7 @@ pub fn window_answer(id: u64, meta: &WindowMeta, default_mode: Mode) -> serde_js
         "mode": meta.mode,
         "effective_mode": meta.effective_mode(default_mode),
         "redact": !meta.unredacted,
+        "secret_input": meta.secret_input,
     })
 }
 

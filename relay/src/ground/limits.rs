@@ -489,3 +489,9 @@ pub const INPUT_OFFSET_MAX_BYTES: u64 = (1 << 53) - 1;
 /// the PTY before it answers a new relay's hello with the input offsets, in milliseconds. Past
 /// it the offsets may be low; the holder then skips what a page resends twice.
 pub const HOLDER_INPUT_DRAIN_WAIT_MS: u64 = 500;
+
+/// How often the relay reads a session's line discipline (the slave's termios, through the PTY
+/// master) to tell a secret prompt (`wterm_core::agent::secret_prompt`): no event says when a
+/// program turns echo off, and bash's `read -s -p` prints its prompt before it does. One
+/// `tcgetattr(3)` per tick; a prompt is reported within this long of appearing.
+pub const SECRET_PROMPT_POLL: Duration = Duration::from_millis(100);

@@ -99,11 +99,19 @@ pub enum Refusal {
     /// `409 line_not_empty` (ext): `run_command` while the shell's command line already holds
     /// text (a person or another client is typing); nothing was sent.
     LineNotEmpty,
+    /// `409 secret_prompt` (ext): agent input while the terminal waits for a secret (its PTY
+    /// has canonical mode on and echo off: a password prompt), which only a person types;
+    /// nothing was sent (`wterm_core::agent::secret_prompt`). Ctrl-C alone passes.
+    SecretPrompt,
     /// `408 request_timeout` (ext): the request body did not arrive whole within
     /// [`crate::ground::limits::BODY_READ_TIMEOUT`]; nothing was done and the connection is
     /// closed.
     RequestTimeout,
 }
+
+/// [`Refusal::SecretPrompt`]'s detail: the core's, naming this surface's key tool and switch.
+static SECRET_PROMPT_DETAIL: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| wterm_core::agent::secret_prompt::detail("send_keys"));
 
 impl Refusal {
     /// The HTTP status.
@@ -117,7 +125,7 @@ impl Refusal {
             BadOrigin | McpDisabled | AdminRequired | ReadOnly | LaunchDisabled
             | TerminalsDisabled => StatusCode::FORBIDDEN,
             UnknownSession | UnknownOrOff => StatusCode::NOT_FOUND,
-            TokenEnvPinned | NoShellIntegration | NotAtPrompt | LineNotEmpty => {
+            TokenEnvPinned | NoShellIntegration | NotAtPrompt | LineNotEmpty | SecretPrompt => {
                 StatusCode::CONFLICT
             }
             TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -168,6 +176,7 @@ impl Refusal {
             NoShellIntegration => "no_shell_integration",
             NotAtPrompt => "not_at_prompt",
             LineNotEmpty => "line_not_empty",
+            SecretPrompt => wterm_core::agent::secret_prompt::CODE,
             RequestTimeout => "request_timeout",
         }
     }
@@ -220,6 +229,7 @@ impl Refusal {
                  appended to; clear it (send_keys [\"C-u\"] in bash and zsh) or let its typist \
                  finish",
             ),
+            SecretPrompt => Some(&SECRET_PROMPT_DETAIL),
             _ => None,
         }
     }
@@ -264,6 +274,7 @@ impl Refusal {
             NoShellIntegration => "the terminal's shell reports no commands, so run_command cannot tell when one ends; use send_input and read_screen instead",
             NotAtPrompt => "nothing was sent; a person may be using the program, so look at the screen (read_screen) before typing into it",
             RequestTimeout => "the request's body arrived too slowly and nothing was done; retry over a faster link",
+            SecretPrompt => "the terminal is asking for a password or other secret, which only a person may type; nothing was sent: tell your user to type it at the terminal, or cancel the prompt with send_keys [\"C-c\"]",
             LineNotEmpty => "someone has typed on the terminal's command line and nothing was sent; look at the screen, then clear the line or wait",
         }
     }
@@ -272,7 +283,7 @@ impl Refusal {
     const _FIRST_PROMPT_WAIT: () = assert!(crate::ground::limits::FIRST_PROMPT_WAIT_MS == 10_000);
 
     /// Every refusal, with empty details (to find one by its wire code).
-    fn all() -> [Refusal; 36] {
+    fn all() -> [Refusal; 37] {
         use Refusal::*;
         let s = String::new;
         [
@@ -311,6 +322,7 @@ impl Refusal {
             NoShellIntegration,
             NotAtPrompt,
             LineNotEmpty,
+            SecretPrompt,
             RequestTimeout,
         ]
     }

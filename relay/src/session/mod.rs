@@ -40,7 +40,7 @@ use wterm_core::{Size, Terminal, View, RESYNC_PREFIX};
 use crate::ground::limits::{
     EXIT_DRAIN, EXIT_DRAIN_MAX, FEED_HIGH_WATER_BYTES, FEED_LOW_WATER_BYTES, FLOW_HIGH_WATER_BYTES,
     FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX, HOLDER_SNAPSHOT_AFTER_BYTES, HOLDER_SNAPSHOT_INTERVAL,
-    PTY_READ_CHUNK_BYTES, SCROLLBACK_ROWS,
+    PTY_READ_CHUNK_BYTES, SCROLLBACK_ROWS, SECRET_PROMPT_POLL,
 };
 use crate::ground::shell_integration::ScriptDir;
 pub use crate::ground::shell_integration::{Integration, NotInjected, ShellKind};
@@ -112,6 +112,19 @@ pub enum ToPage<'a> {
     Input {
         /// The offset, or null.
         offset: Option<u64>,
+    },
+    /// (ext) The PTY's line discipline is (`active: true`) or no longer is at a secret
+    /// prompt: canonical mode with echo off, as at a password prompt
+    /// (`wterm_core::agent::secret_prompt`). Sent to every page when it changes, and after
+    /// `resized` and the snapshot on an attach while one is shown. `agents_may_type`: the
+    /// person let agents type there (`POST /session/mcp {secret_input: true}`); the page's own
+    /// agent tools follow it too.
+    #[serde(rename = "secret_prompt")]
+    SecretPrompt {
+        /// Whether the terminal is waiting for a secret now.
+        active: bool,
+        /// Whether agents may type at it anyway.
+        agents_may_type: bool,
     },
     /// A message from the page was not understood, or the relay refused something.
     Error {
@@ -254,6 +267,13 @@ pub struct Session {
     /// Let go to its holder at shutdown ([`Session::release_holder`]): its end is not the
     /// program's, and the pages are not told `exit`.
     released: AtomicBool,
+    /// A duplicate of the PTY master's descriptor, for reading its line discipline without the
+    /// screen lock ([`pty::at_secret_prompt`]); `None` when it could not be made.
+    termios_fd: Option<std::os::fd::OwnedFd>,
+    /// Whether the PTY was at a secret prompt when last read ([`Session::at_secret_prompt`]).
+    secret_prompt: AtomicBool,
+    /// Whether agents may type at a secret prompt ([`Session::set_agents_may_type_secrets`]).
+    agents_may_type_secrets: AtomicBool,
 }
 
 impl Drop for Session {
@@ -424,6 +444,13 @@ impl Session {
         budget: Arc<MemoryBudget>,
         reserved: u64,
     ) -> (Arc<Self>, Pump) {
+        let termios_fd = pty.master.raw_fd().and_then(|fd| {
+            // SAFETY: `fd` is the master's, open for as long as `pty.master` lives, which this
+            // borrow does not outlast; the duplicate is ours.
+            unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }
+                .try_clone_to_owned()
+                .ok()
+        });
         let session = Arc::new(Session {
             id,
             pid: pty.pid,
@@ -462,6 +489,9 @@ impl Session {
             budget,
             link,
             released: AtomicBool::new(false),
+            termios_fd,
+            secret_prompt: AtomicBool::new(false),
+            agents_may_type_secrets: AtomicBool::new(false),
         });
         let pump = Pump {
             session: session.clone(),
@@ -655,6 +685,58 @@ impl Session {
         self.out.lock().exit
     }
 
+    /// Whether the terminal is waiting for a secret: the PTY's line discipline has canonical
+    /// mode on and echo off, read now (and every [`SECRET_PROMPT_POLL`] by the pump, which
+    /// tells the pages). Agents may not type there ([`wterm_core::agent::secret_prompt`]).
+    /// Do not call it holding the session's output lock.
+    pub fn at_secret_prompt(&self) -> bool {
+        self.poll_secret_prompt()
+    }
+
+    /// Whether agents may type at this session's secret prompts (the person allowed it).
+    pub fn agents_may_type_secrets(&self) -> bool {
+        self.agents_may_type_secrets.load(Ordering::Acquire)
+    }
+
+    /// Sets [`Session::agents_may_type_secrets`] (the window's setting, from the layer above);
+    /// the pages are told when a prompt is shown.
+    pub fn set_agents_may_type_secrets(&self, allowed: bool) {
+        let was = self.agents_may_type_secrets.swap(allowed, Ordering::AcqRel);
+        if was != allowed && self.secret_prompt.load(Ordering::Acquire) {
+            self.tell_pages(&self.secret_prompt_message(true));
+        }
+    }
+
+    fn secret_prompt_message(&self, active: bool) -> String {
+        ToPage::SecretPrompt {
+            active,
+            agents_may_type: self.agents_may_type_secrets(),
+        }
+        .to_json()
+    }
+
+    /// Reads the line discipline (the last state read when it cannot be read); on a change
+    /// records it, tells the pages and wakes waiting readers (a wait for a command ends at a
+    /// secret prompt). Returns whether a secret prompt is shown.
+    fn poll_secret_prompt(&self) -> bool {
+        use std::os::fd::AsFd as _;
+        let Some(now) = self
+            .termios_fd
+            .as_ref()
+            .and_then(|fd| pty::at_secret_prompt(fd.as_fd()))
+        else {
+            return self.secret_prompt.load(Ordering::Acquire);
+        };
+        if self.secret_prompt.swap(now, Ordering::AcqRel) == now {
+            return now;
+        }
+        // Never what is typed: only that a prompt came or went.
+        tracing::info!(session = self.id, active = now, "secret prompt");
+        self.tell_pages(&self.secret_prompt_message(now));
+        self.changes.send_modify(|_| {});
+        now
+    }
+
     /// When input was last queued for the program, if ever.
     pub fn last_input(&self) -> Option<Instant> {
         self.out.lock().last_input
@@ -738,6 +820,9 @@ impl Session {
         let queue = Arc::new(ClientQueue::new());
         let (mut screen, mut out) = self.settled();
         queue.reset(screen_frames(&mut screen.terminal, b""));
+        if self.secret_prompt.load(Ordering::Acquire) {
+            queue.push_text(self.secret_prompt_message(true));
+        }
         if let Some(code) = out.exit {
             queue.push_text(ToPage::Exit { code }.to_json());
             queue.close(1000, "exited");
@@ -771,6 +856,10 @@ impl Session {
     pub fn resync(&self, queue: &ClientQueue) {
         let (mut screen, _out) = self.settled();
         queue.reset(screen_frames(&mut screen.terminal, RESYNC_PREFIX));
+        // The page's terminal was reset: it knows of no prompt unless told again.
+        if self.secret_prompt.load(Ordering::Acquire) {
+            queue.push_text(self.secret_prompt_message(true));
+        }
     }
 
     /// Resizes the PTY and the emulator to `size` (clamped), at the request of the page
@@ -1088,9 +1177,14 @@ impl Pump {
             mut output,
             mut exited,
         } = self;
+        let mut termios = tokio::time::interval(SECRET_PROMPT_POLL);
+        termios.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let code = loop {
             tokio::select! {
                 biased;
+                _ = termios.tick() => {
+                    session.poll_secret_prompt();
+                }
                 chunk = output.recv() => match chunk {
                     Some(chunk) => {
                         if session.forward(take_waiting(chunk, &mut output)) > FEED_HIGH_WATER_BYTES {

@@ -74,6 +74,23 @@ impl Master {
     }
 }
 
+/// Whether the PTY is at a secret prompt ([`wterm_core::agent::secret_prompt`]): the slave's
+/// termios, read through the master `fd` (Linux answers `TCGETS` on a master with its slave's
+/// settings, `tty_mode_ioctl`), has canonical mode on and echo off. `None` when it cannot be
+/// read (the PTY is closing).
+pub fn at_secret_prompt(fd: std::os::fd::BorrowedFd<'_>) -> Option<bool> {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: termios is plain data; tcgetattr(3) fills it from a descriptor we hold.
+    let mut t: libc::termios = unsafe { std::mem::zeroed() };
+    if unsafe { libc::tcgetattr(fd.as_raw_fd(), &mut t) } != 0 {
+        return None;
+    }
+    Some(wterm_core::agent::secret_prompt::is_secret_prompt(
+        t.c_lflag & libc::ICANON != 0,
+        t.c_lflag & libc::ECHO != 0,
+    ))
+}
+
 /// A running child on a PTY, split into the parts its session task owns.
 pub struct Pty {
     /// The master side: resize it with [`resize`].

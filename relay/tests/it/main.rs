@@ -16,6 +16,7 @@ mod reads;
 mod redaction;
 mod reflow;
 mod routes;
+mod secret_prompts;
 mod secrets;
 mod shell_integration;
 mod support;

@@ -873,7 +873,7 @@ async fn the_launch_handle_lets_its_holder_change_the_window_until_the_page_take
         .await;
     assert_eq!(
         r.json(),
-        json!({"ok": true, "id": id, "scope": "team-a", "mode": "off", "effective_mode": "off", "redact": true})
+        json!({"ok": true, "id": id, "scope": "team-a", "mode": "off", "effective_mode": "off", "redact": true, "secret_input": false})
     );
     assert!(team_a.ids().await.is_empty());
     let r = team_b
@@ -893,7 +893,7 @@ async fn the_launch_handle_lets_its_holder_change_the_window_until_the_page_take
         .await;
     assert_eq!(
         r.json(),
-        json!({"ok": true, "id": id, "scope": null, "mode": null, "effective_mode": "off", "redact": true})
+        json!({"ok": true, "id": id, "scope": null, "mode": null, "effective_mode": "off", "redact": true, "secret_input": false})
     );
     for (body, want) in [
         (
@@ -926,7 +926,7 @@ async fn the_launch_handle_lets_its_holder_change_the_window_until_the_page_take
     let page = relay.set_window(json!({"id": id, "scope": "team-c"})).await;
     assert_eq!(
         page,
-        json!({"ok": true, "id": id, "mode": "read", "scope": "team-c", "effective_mode": "read", "redact": true})
+        json!({"ok": true, "id": id, "mode": "read", "scope": "team-c", "effective_mode": "read", "redact": true, "secret_input": false})
     );
     let r = mcp
         .scoped("team-c")

@@ -70,6 +70,8 @@ pub(crate) struct Answer {
     /// `waitForCommand`: the command whose result goes in `command` (once it exists); waiting
     /// means waiting until it finished.
     pub(crate) command: Option<CommandWait>,
+    /// [`Calls::person_inputs`] when the call started: more at the answer is `typeahead: true`.
+    pub(crate) person_from: u64,
 }
 
 /// What an accepted input call sent (spec "Input sequence").
@@ -148,6 +150,13 @@ pub(crate) struct Calls {
     pub(crate) queued: Vec<Queued>,
     /// The accepted input calls (spec "Input sequence").
     pub(crate) input: InputSequence,
+    /// Whether the relay says a secret prompt is shown (spec "Secret prompts").
+    pub(crate) secret: super::secret_prompt::SecretPrompt,
+    /// The person's input held while an agent's Enter is pending (spec "Turn-taking").
+    pub(crate) held: Vec<u8>,
+    /// Chunks of the person's input sent to the program so far (keyboard, paste, IME, touch,
+    /// mouse reports, `input()`): a wait that sees it grow answers `typeahead: true`.
+    pub(crate) person_inputs: u64,
     /// When output last arrived while a wait was in progress (`performance.now()` ms).
     pub(crate) last_output: f64,
     /// Enter reached the program while no command ran: `Some(newest record id then)`; the
@@ -186,6 +195,9 @@ impl Calls {
             submits: Vec::new(),
             queued: Vec::new(),
             input: InputSequence::default(),
+            secret: Default::default(),
+            held: Vec::new(),
+            person_inputs: 0,
             last_output: f64::MIN,
             submitted: None,
             check_due: false,
@@ -193,6 +205,11 @@ impl Calls {
             next_check_at: f64::MIN,
             check_timer: None,
         }
+    }
+
+    /// The person's input is going to the program.
+    pub(crate) fn person_input(&mut self) {
+        self.person_inputs += 1;
     }
 
     /// A new call id, unique within this terminal.
@@ -259,6 +276,7 @@ impl Calls {
         for q in self.queued.drain(..) {
             q.settle.resolve(&result);
         }
+        super::turns::flush_held_soon_of(self);
         self.check_due = false;
         self.check_timer = None;
     }
@@ -309,6 +327,7 @@ pub(crate) fn remove_submit(inner: &mut Inner, call: u64) -> Option<Settle> {
     let i = inner.mcp.submits.iter().position(|s| s.call == call)?;
     let submit = inner.mcp.submits.remove(i);
     inner.mcp.input.enter_done(submit.input.seq, None);
+    super::turns::flush_held_soon(inner);
     run_queued_soon(inner);
     Some(submit.settle)
 }
@@ -397,12 +416,18 @@ pub(crate) fn check(inner: &mut Inner, only: Option<u64>) {
     inner.mcp.waiters = pending;
 }
 
-/// Whether what a wait waits for (besides idle output) is there: its command finished, or its
-/// `waitFor` text is in the rows read (already redacted by the caller), or, with
+/// Whether what a wait waits for (besides idle output) is there: its command finished or asks
+/// for a secret (a person must answer: `secretPrompt` in the answer), or its `waitFor` text is in the rows read (already redacted by the caller), or, with
 /// `newOutputOnly`, in the new rows as `red` redacts them: a wait sees what the agent reads.
-fn condition(term: &mut Terminal, w: &WaitCore, rows: &[TextRow], red: &Redaction) -> bool {
+fn condition(
+    term: &mut Terminal,
+    secret_prompt: bool,
+    w: &WaitCore,
+    rows: &[TextRow],
+    red: &Redaction,
+) -> bool {
     if let Some(c) = w.answer.command {
-        return c.finished(term);
+        return secret_prompt || c.finished(term);
     }
     match (&w.wait_for, &w.new_from) {
         (Some(needle), Some(from)) => red.rows_contain(from.rows(term, 0), needle),
@@ -428,7 +453,7 @@ pub(crate) fn evaluate(
     if matched_in_rows {
         red.rows(&mut rows);
     }
-    let present = condition(&mut inner.term, w, &rows, &red);
+    let present = condition(&mut inner.term, inner.mcp.secret.active, w, &rows, &red);
     let timed_out = match verdict(w.spec, &mut w.clock, present, last_output, now) {
         Verdict::Done => false,
         Verdict::TimedOut => true,

@@ -22,7 +22,9 @@ mod calls;
 mod command;
 mod redaction;
 pub(crate) mod registry;
+pub(crate) mod secret_prompt;
 mod tools;
+mod turns;
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -33,6 +35,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 pub(crate) use calls::{run_due_check, Calls};
+pub(crate) use turns::{answer_interrupted, hold_person_input, Hold};
 
 use crate::js::{quote, WebMcpConfig};
 use crate::term::Inner;

@@ -14,13 +14,14 @@ use super::calls::{
 use super::command;
 use super::redaction::Redaction;
 use super::registry::Target;
+use super::secret_prompt;
 use crate::dom::{now_ms, Timeout};
 use crate::js::{quote, set, Outbox};
 use crate::limits::{
     DEFAULT_TIMEOUT_MS, MAX_IDLE_MS, MAX_KEYS, MAX_READ_LINES, MAX_TIMEOUT_MS, MAX_TYPE_BYTES,
     SUBMIT_DELAY_MS, SUMMARY_BYTES,
 };
-use crate::term::{send_input, Inner, Lifecycle, Shared};
+use crate::term::{send_agent_input, Inner, Lifecycle, Shared};
 use wterm_core::agent::wait::{WaitClock, WaitSpec};
 use wterm_core::agent::{self, CommandWait, NewOutput};
 
@@ -229,7 +230,8 @@ pub(crate) fn error_result(message: &str) -> JsValue {
 
 /// The state object (spec "The state object"), keys in this order:
 /// `{name, description?, readOnly, redact, focused, cols, rows, cursor: {row, col, visible},
-/// alternateScreen, scrollbackRows, title?, cwd?, shellIntegration?: {state, exitCode?},
+/// alternateScreen, scrollbackRows, secretPrompt?, secretInput?, title?, cwd?,
+/// shellIntegration?: {state, exitCode?},
 /// lastCommand?: {command?, exitCode?, durationMs, cwd?}, runningCommand?: {command?,
 /// startedMsAgo, cwd?}, inputSeq, lastInput?: {seq, tool, bytes, enter?}}`,
 /// where `?` marks a key left out when there is no value (an empty title or cwd is none).
@@ -262,6 +264,12 @@ fn state(
     set(&state, "alternateScreen", t.modes().alternate_screen);
     let scrollback = u32::try_from(t.scrollback_rows()).unwrap_or(u32::MAX);
     set(&state, "scrollbackRows", scrollback);
+    // Spec "Secret prompts": only while one is shown.
+    let secret = &inner.mcp.secret;
+    if secret.active {
+        set(&state, "secretPrompt", true);
+        set(&state, "secretInput", secret.agents_may_type);
+    }
     if let Some(title) = t.title().filter(|s| !s.is_empty()) {
         set(&state, "title", red.text(title).as_ref());
     }
@@ -352,6 +360,10 @@ pub(crate) fn read_result(
     set(&result, "text", wterm_core::join_rows(rows));
     if timed_out {
         set(&result, "timedOut", true);
+    }
+    // Spec "Turn-taking": the person typed while this call waited; its text may hold their keys.
+    if inner.mcp.person_inputs > answer.person_from {
+        set(&result, "typeahead", true);
     }
     if let Some(r) = answer.command.and_then(|c| c.find(&inner.term)) {
         let now = js_sys::Date::now() as u64;
@@ -568,6 +580,7 @@ fn read(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     let answer = Answer {
         input: None,
         command,
+        person_from: inner.mcp.person_inputs,
     };
     let now = now_ms();
     let mut core = wait_core(&a, now, new_from, answer);
@@ -599,16 +612,23 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
         return Ok(Promise::reject(&s.reason()).into());
     }
     let started = now_ms();
-    let (bracketed, new_from) = {
+    let (bracketed, new_from, person_from) = {
         let inner = t.term.try_borrow().map_err(|_| busy(&t))?;
         if a.wait.wait_command && !agent::integration_known(&inner.term) {
             return Err(format!("{}; nothing was typed", no_integration(&t.name)));
         }
         let new_from = a.wait.new_only.then(|| new_from_now(&inner));
-        (inner.term.modes().bracketed_paste, new_from)
+        let person_from = inner.mcp.person_inputs;
+        (inner.term.modes().bracketed_paste, new_from, person_from)
     };
     let encoded = encode_typed(&a.text, bracketed);
-    send_input(&t.term, &encoded);
+    {
+        // A submit's Enter counts: text alone to a secret prompt is refused too.
+        let inner = t.term.try_borrow().map_err(|_| busy(&t))?;
+        let enter: &[u8] = if a.submit { b"\r" } else { b"" };
+        secret_prompt::gate(&inner, &[encoded.as_slice(), enter].concat())?;
+    }
+    send_agent_input(&t.term, &encoded);
 
     let mut inner = t.term.try_borrow_mut().map_err(|_| busy(&t))?;
     let destroyed = inner.lifecycle == Lifecycle::Destroyed;
@@ -648,6 +668,7 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
         input: Some(sent),
         // Set when Enter is pressed: the command that Enter starts.
         command: a.wait.wait_command.then_some(CommandWait::After(None)),
+        person_from,
     };
     let core = wait_core(&a.wait, started, new_from, answer);
     if !a.submit {
@@ -681,13 +702,15 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
 /// command line (with shell integration: at that command's output).
 fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
     let Some(shared) = weak.upgrade() else { return };
-    let (mut submit, modes, name, base, below, running) = {
+    let (mut submit, modes, name, base, below, running, secret) = {
         let Ok(mut inner) = shared.try_borrow_mut() else {
             return;
         };
         let Some(i) = inner.mcp.submits.iter().position(|s| s.call == call) else {
             return;
         };
+        // A secret prompt that came up after the text was typed: Enter is not pressed.
+        let secret = secret_prompt::gate(&inner, b"\r").is_err();
         let info = super::entry_info(inner.mcp.id);
         let base = agent::newest_command_id(&inner.term);
         let below = NewOutput::below_cursor(&inner.term);
@@ -702,13 +725,17 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
             base,
             below,
             running,
+            secret,
         )
     };
     let (name, read_only) = name.map(|(n, _, r)| (n, r)).unwrap_or_default();
     let enter = encode(Chord::plain(Key::Enter), &modes);
+    let read_only = read_only || secret;
     if !read_only {
-        send_input(&shared, &enter);
+        send_agent_input(&shared, &enter);
     }
+    // The person's keys held behind this Enter go now, after it (spec "Turn-taking").
+    super::turns::flush_held(&shared);
     // The state tells how the input ended; calls queued behind this Enter go on.
     if let Ok(mut inner) = shared.try_borrow_mut() {
         let pressed = (!read_only).then_some(enter.len());
@@ -718,6 +745,13 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
         }
         inner.mcp.input.enter_done(submit.input.seq, pressed);
         calls::run_queued_soon(&inner);
+    }
+    if secret {
+        submit.settle.resolve(&error_result(&format!(
+            "{}; the text was typed, Enter was not pressed",
+            secret_prompt::refusal()
+        )));
+        return;
     }
     if read_only {
         submit.settle.resolve(&error_result(&format!(
@@ -792,6 +826,15 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
     } else {
         (None, None)
     };
+    let person_from = {
+        // At a secret prompt only a lone Ctrl+C passes (spec "Secret prompts"): nothing is
+        // pressed otherwise.
+        let inner = t.term.try_borrow().map_err(|_| busy(&t))?;
+        let modes = inner.term.modes();
+        let all: Vec<u8> = a.keys.iter().flat_map(|c| encode(*c, &modes)).collect();
+        secret_prompt::gate(&inner, &all)?;
+        inner.mcp.person_inputs
+    };
     // Numbered with the first byte, before it is sent, so the state counts every key that went
     // out even if a later one cannot be pressed; keys that send nothing take no number (0).
     let mut seq = 0;
@@ -808,7 +851,7 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
             inner.mcp.input.more(seq, encoded.len());
             encoded
         };
-        send_input(&t.term, &encoded);
+        send_agent_input(&t.term, &encoded);
     }
     let sent = InputAnswer {
         seq,
@@ -828,6 +871,7 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
     let answer = Answer {
         input: Some(sent),
         command,
+        person_from,
     };
     let core = wait_core(&a.wait, started, new_from, answer);
     calls::start_wait(&mut inner, core, settle, signal.as_ref());

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::hub::Access;
-use crate::broker::ordered;
+use crate::broker::ordered::{self, Stopped};
 use crate::broker::read::{self, after_from_fields, AfterFields, Origin, ReadArgs, AFTER_FIELDS};
 use crate::broker::window::WindowState;
 use crate::ground::fields::{self, Fields};
@@ -77,17 +77,28 @@ impl Operation for Input {
 
     /// `data` verbatim to the program, in order with the lines it submits (`ordered`) →
     /// `{ok: true, seq, bytes}`; with a wait, then the read's answer (as `/mcp/read`, counting
-    /// from before the write) with `seq` and `bytes`.
+    /// from before the write) with `seq` and `bytes`. Refused with `secret_prompt` (nothing
+    /// sent) at a secret prompt; a prompt that a line of `data` brought up stops the rest,
+    /// answered with `stopped: "secret_prompt"` and the `bytes` sent.
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
         if let Some(args) = &self.after {
             read::check_command_wait(session, args).await?;
         }
+        ordered::secret_gate(session, &self.data)?;
         let before = Origin::now(session, state);
-        let bytes = self.data.len();
-        let (_, seq) =
+        let written =
             ordered::write_numbered(session, state, self.data, Some(Self::SPEC.tool)).await;
+        let seq = written.seq;
+        if written.stopped == Some(Stopped::SecretPrompt) {
+            if seq.is_none() {
+                return Err(Refusal::SecretPrompt);
+            }
+            // No read after it: the caller is told to stop, not shown the prompt's screen.
+            return Ok(json!({ "ok": true, "seq": seq, "bytes": written.bytes,
+                              "stopped": Refusal::SecretPrompt.code() }));
+        }
         let mut answer = match self.after {
             None => json!({ "ok": true }),
             Some(args) => {
@@ -101,7 +112,7 @@ impl Operation for Input {
         };
         // Spec "Input sequence": `seq` null when nothing was sent (empty data).
         answer["seq"] = json!(seq);
-        answer["bytes"] = json!(if seq.is_some() { bytes } else { 0 });
+        answer["bytes"] = json!(written.bytes);
         Ok(answer)
     }
 }

@@ -110,7 +110,9 @@ impl Operation for Keys {
     /// paced stops the rest. Answers `{ok, sent}` with the number of keys sent. When the
     /// window's mode drops (a person took it back) while keys are paced, the rest are not sent
     /// and the answer is `{ok, sent, stopped: CODE}`, `CODE` the refusal a new call would get
-    /// (`read_only`, `unknown_or_off`, `mcp_disabled`), with no read after it.
+    /// (`read_only`, `unknown_or_off`, `mcp_disabled`), with no read after it. At a secret
+    /// prompt only `["C-c"]` is sent (else `secret_prompt`, nothing sent); one that a key
+    /// brought up stops the rest the same way (`stopped: "secret_prompt"`).
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
@@ -131,23 +133,29 @@ impl Operation for Keys {
         // The refusal that stopped paced keys: the window's mode (or the relay's settings)
         // changed between two keys so that this caller may no longer type.
         let mut stopped = None;
+        let all = session.inspect(|l| {
+            let modes = l.terminal.modes();
+            self.chords
+                .iter()
+                .flat_map(|c| keys::encode(*c, &modes))
+                .collect::<Vec<u8>>()
+        });
+        ordered::secret_gate(session, &all)?;
         if delay.is_zero() {
-            let bytes = session.inspect(|l| {
-                let modes = l.terminal.modes();
-                self.chords
-                    .iter()
-                    .flat_map(|c| keys::encode(*c, &modes))
-                    .collect::<Vec<u8>>()
-            });
-            let n = bytes.len();
-            let (ok, s) =
-                ordered::write_numbered(session, state, Bytes::from(bytes), Some(Self::SPEC.tool))
+            let n = all.len();
+            let w =
+                ordered::write_numbered(session, state, Bytes::from(all), Some(Self::SPEC.tool))
                     .await;
-            seq = s;
-            if ok {
-                sent = self.chords.len();
-                bytes_sent = n;
+            seq = w.seq;
+            bytes_sent = w.bytes;
+            match w.stopped {
+                None => sent = self.chords.len(),
+                // A line the keys submitted brought up a secret prompt: the keys after it
+                // were not sent (how many is not known: keys are not split by Enter).
+                Some(ordered::Stopped::SecretPrompt) => stopped = Some(Refusal::SecretPrompt),
+                Some(ordered::Stopped::Exited) => {}
             }
+            debug_assert!(bytes_sent <= n);
         } else {
             for (i, chord) in self.chords.iter().enumerate() {
                 if i > 0 {
@@ -167,25 +175,35 @@ impl Operation for Keys {
                 let n = bytes.len();
                 let (ok, s) = match seq {
                     None => {
-                        ordered::write_numbered(
+                        let w = ordered::write_numbered(
                             session,
                             state,
                             Bytes::from(bytes),
                             Some(Self::SPEC.tool),
                         )
-                        .await
+                        .await;
+                        (w.stopped, w.seq)
                     }
                     Some(k) => {
-                        state.input_more(k, n);
-                        (
-                            ordered::write(session, state, Bytes::from(bytes)).await,
-                            Some(k),
-                        )
+                        if ordered::secret_gate(session, &bytes).is_err() {
+                            (Some(ordered::Stopped::SecretPrompt), Some(k))
+                        } else {
+                            state.input_more(k, n);
+                            let w =
+                                ordered::write_numbered(session, state, Bytes::from(bytes), None)
+                                    .await;
+                            (w.stopped, Some(k))
+                        }
                     }
                 };
                 seq = s;
-                if !ok {
-                    break;
+                match ok {
+                    None => {}
+                    Some(ordered::Stopped::SecretPrompt) => {
+                        stopped = Some(Refusal::SecretPrompt);
+                        break;
+                    }
+                    Some(ordered::Stopped::Exited) => break,
                 }
                 sent += 1;
                 bytes_sent += n;

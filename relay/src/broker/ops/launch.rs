@@ -161,6 +161,7 @@ impl Operation for Launch {
             mode: Some(self.mode),
             owner: Some(OwnerHash::of(handle.expose())),
             unredacted: false,
+            secret_input: false,
         };
         let spec = SessionSpec {
             program: self.program,

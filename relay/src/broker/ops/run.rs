@@ -112,7 +112,8 @@ impl Operation for RunCommand {
 
     /// → `{ok, id, command_id, command, exit_code, cwd, duration_ms, finished, timed_out,
     /// output, output_tail?, rows, rows_left_out?, rows_lost?, exited?, shell}`; refused with
-    /// `no_shell_integration`, `not_at_prompt` or `line_not_empty` (nothing sent).
+    /// `no_shell_integration`, `secret_prompt`, `not_at_prompt` or `line_not_empty` (nothing
+    /// sent). A command that asks for a secret ends the wait at once, `secret_prompt: true`.
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
@@ -125,6 +126,8 @@ impl Operation for RunCommand {
         ordered::await_echo(session).await;
         let typed = ordered::line_typed(session).await;
         let bracketed = session.inspect(|l| l.terminal.modes().bracketed_paste);
+        // Before `not_at_prompt`: a secret prompt holds the foreground too, and says more.
+        ordered::secret_gate(session, b"x")?;
         let Some(at) = ordered::at_prompt(session) else {
             return Err(Refusal::NotAtPrompt);
         };
@@ -183,7 +186,9 @@ impl Operation for RunCommand {
         out["id"] = json!(session.id());
         out["seq"] = json!(seq);
         out["bytes"] = json!(bytes.len());
-        out["timed_out"] = json!(!finished && !answer.exited);
+        out["timed_out"] = json!(!finished && !answer.exited && !answer.secret_prompt);
+        // The command asks for a secret: the wait ended for the person to type it.
+        out["secret_prompt"] = json!(answer.secret_prompt);
         if answer.exited {
             out["exited"] = json!(true);
         }

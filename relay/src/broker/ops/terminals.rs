@@ -60,6 +60,12 @@ pub struct TerminalRow {
     /// (ext) Whether agents read this window's secrets as `[redacted:KIND]` (the default; only
     /// the person at the page turns it off).
     pub redact: bool,
+    /// (ext) The terminal waits for a secret (a password prompt, see `read_screen`); agent input
+    /// there is refused with `secret_prompt` unless `secret_input`.
+    pub secret_prompt: bool,
+    /// (ext) The person let agents type at this window's secret prompts (off by default; only
+    /// the page sets it).
+    pub secret_input: bool,
     /// (ext) The secrets this row's title and commands carry redacted; absent when none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redacted: Option<Redacted>,
@@ -114,6 +120,8 @@ fn row_of(broker: &Broker, w: Window) -> Option<TerminalRow> {
         input_seq: state.input().seq(),
         last_input: state.input().last().map(LastInputFacts::from),
         redact: redactor.is_some(),
+        secret_prompt: session.at_secret_prompt(),
+        secret_input: session.agents_may_type_secrets(),
         redacted: Redacted::of(report),
     })
 }

@@ -1,0 +1,71 @@
+// Turn-taking on the relay's page (spec webmcp-tools.md "Turn-taking"): the person's keys typed
+// while the page's agent has typed its line and its Enter is pending are held and go right after
+// that Enter, so the agent's command runs exactly as sent (a real bash, real Chromium, the
+// Playwright keyboard); a Ctrl+C from the person is never held and cancels the pending Enter.
+import { test, expect, type Page } from "@playwright/test";
+import { startRelay, waitForPrompt, type Relay } from "./relay";
+
+let relay: Relay;
+test.beforeAll(async () => { relay = await startRelay(); });
+test.afterAll(async () => { await relay?.stop(); });
+
+/** The last non-empty row of the page's screen. */
+const lastRow = (page: Page) =>
+  page.evaluate(() => {
+    const rows = Array.from(document.querySelectorAll(".wterm-row")).map((r) => (r.textContent ?? "").trimEnd());
+    return rows.filter((r) => r.length > 0).pop() ?? "";
+  });
+
+/** Starts an agent's call in the page (not awaited), through Playwright's WebMCP. */
+const start = (page: Page, tool: string, args: object): Promise<any> => page.webmcp.callTool(tool, args) as Promise<any>;
+
+test("a person typing during the agent's Enter gap, 50 times: the agent's command runs exactly as sent", async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  let typeahead = 0;
+  for (let i = 0; i < 50; i++) {
+    const line = `echo agent-${i}-$((6*7))`;
+    const call = start(page, "type_in_terminal", { text: line, submit: true, waitForCommand: true, timeoutMs: 30000 });
+    // The person types as soon as the agent's text is on the line, inside its 150 ms Enter gap.
+    await page.waitForFunction((l) => document.body.innerText.includes(l), line, { polling: "raf" });
+    await page.keyboard.type("#p");
+    const r = await call;
+    expect(r.error, JSON.stringify(r)).toBeUndefined();
+    expect(r.command.command).toBe(line);
+    expect(r.command.exitCode).toBe(0);
+    // The tty echoes keys that arrive while the command runs into its output: the answer marks it.
+    if (r.typeahead) {
+      typeahead++;
+      expect(r.command.output).toContain(`agent-${i}-42`);
+    } else {
+      expect(r.command.output).toBe(`agent-${i}-42`);
+    }
+    // The person's keys went after the Enter: they stand on the next prompt's line.
+    await expect.poll(() => lastRow(page)).toBe("$ #p");
+    await page.keyboard.press("Control+U");
+    await expect.poll(() => lastRow(page)).toBe("$");
+  }
+  console.log(`turn-taking: 50 agent commands ran as sent; the person's keys were typeahead in ${typeahead} answers`);
+  expect(typeahead).toBeGreaterThan(0);
+});
+
+test("a person's Ctrl+C during the agent's Enter gap cancels the Enter and is not held", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  const line = "echo never-$((2*3))";
+  const call = start(page, "type_in_terminal", { text: line, submit: true });
+  await page.waitForFunction((l) => document.body.innerText.includes(l), line, { polling: "raf" });
+  await page.keyboard.press("Control+C");
+  const r = await call;
+  // The Enter may have been pressed before the Ctrl+C arrived under load; then the line ran.
+  if (r.error) {
+    expect(r.error).toMatch(/^person_interrupted: /);
+    const state = (await start(page, "list_terminals", {})).terminals[0];
+    expect(state.lastInput).toMatchObject({ tool: "type_in_terminal", enter: "cancelled" });
+    await waitForPrompt(page);
+    expect(await page.evaluate(() => document.body.innerText)).not.toContain("never-6");
+  } else {
+    console.log("turn-taking: the Enter went before the Ctrl+C (a loaded machine); nothing to check");
+  }
+});
