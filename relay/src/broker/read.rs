@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;
 use wterm_core::agent::redact::{Redactor, Report};
+use wterm_core::agent::wait::{Verdict, WaitClock, WaitSpec};
 use wterm_core::agent::{self, CommandWait, NewOutput};
 use wterm_core::{join_for_search, rows_contain, AttrRun, Color, Frame, ScreenHash, TextRow, View};
 
@@ -474,8 +475,6 @@ struct Snapshot {
     new_rows: Option<Vec<TextRow>>,
     /// With `wait_for_command`: whether the command waited for has finished.
     command_done: bool,
-    /// [`Origin::quiet_from`].
-    quiet_from: Option<Instant>,
     /// What redaction replaced in `frame` and `shell`.
     redacted: Report,
     /// [`Session::at_secret_prompt`], read with the screen.
@@ -664,7 +663,6 @@ fn snapshot(
             shell,
             new_rows,
             command_done,
-            quiet_from: origin.quiet_from,
             redacted,
             secret_prompt,
         }
@@ -677,36 +675,72 @@ struct Quiet {
     since: Instant,
 }
 
-/// Evaluates the wait on `snap`: `Some(true)` met; `None` not yet, with the instant at which an
-/// idle wait would be met if nothing changes.
-fn evaluate(
-    wait: &Wait,
-    snap: &Snapshot,
-    quiet: &mut Option<Quiet>,
-    now: Instant,
-) -> (bool, Option<Instant>) {
-    let rows = snap.new_rows.as_deref().unwrap_or(&snap.frame.rows);
-    match wait {
-        Wait::Command => (snap.command_done, None),
-        Wait::Change(h) => (snap.frame.content_hash.to_hex() != *h, None),
-        Wait::Text { needle, absent } => (rows_contain(rows, needle) != *absent, None),
-        Wait::Regex { re, absent } => (re.is_match(&join_for_search(rows)) != *absent, None),
-        Wait::Idle(period) => {
-            let stable = snap.frame.stable_hash;
-            let q = quiet.get_or_insert(Quiet {
-                stable,
-                since: snap
-                    .last_output
-                    .max(snap.quiet_from.unwrap_or(snap.last_output)),
-            });
-            if q.stable != stable {
-                // Output changed what is shown: the quiet period starts again.
-                q.stable = stable;
-                q.since = snap.last_output.max(q.since);
-            }
-            let at = q.since + *period;
-            (now >= at, Some(at))
+/// One wait judged by the core's rule ([`agent::wait::verdict`], the page's too): the
+/// relay's times as milliseconds from the call's start.
+struct Judge {
+    base: Instant,
+    spec: WaitSpec,
+    clock: WaitClock,
+    quiet: Option<Quiet>,
+}
+
+impl Judge {
+    fn new(wait: &Wait, base: Instant, timeout: Duration, quiet_from: Option<Instant>) -> Judge {
+        let spec = WaitSpec {
+            text: !matches!(wait, Wait::Idle(_)),
+            idle_ms: match wait {
+                Wait::Idle(p) => Some(u32::try_from(p.as_millis()).unwrap_or(u32::MAX)),
+                _ => None,
+            },
+            timeout_ms: u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX),
+        };
+        let mut clock = WaitClock::reading(0.0);
+        clock.quiet_from = quiet_from.map(|t| Judge::ms_from(base, t));
+        Judge {
+            base,
+            spec,
+            clock,
+            quiet: None,
         }
+    }
+
+    /// `t` in milliseconds from `base`, negative before it.
+    fn ms_from(base: Instant, t: Instant) -> f64 {
+        match t.checked_duration_since(base) {
+            Some(d) => d.as_secs_f64() * 1000.0,
+            None => -(base.duration_since(t).as_secs_f64() * 1000.0),
+        }
+    }
+
+    /// Judges `wait` on `snap` at `now`. Output, for `wait_for_idle`, is a change of
+    /// `stable_hash` (a blinking cursor is not output).
+    fn verdict(&mut self, wait: &Wait, snap: &Snapshot, now: Instant) -> Verdict {
+        let rows = snap.new_rows.as_deref().unwrap_or(&snap.frame.rows);
+        let met = match wait {
+            Wait::Command => snap.command_done,
+            Wait::Change(h) => snap.frame.content_hash.to_hex() != *h,
+            Wait::Text { needle, absent } => rows_contain(rows, needle) != *absent,
+            Wait::Regex { re, absent } => re.is_match(&join_for_search(rows)) != *absent,
+            Wait::Idle(_) => false,
+        };
+        let stable = snap.frame.stable_hash;
+        let q = self.quiet.get_or_insert(Quiet {
+            stable,
+            since: snap.last_output,
+        });
+        if q.stable != stable {
+            // Output changed what is shown: the quiet period starts again.
+            q.stable = stable;
+            q.since = snap.last_output.max(q.since);
+        }
+        let last_output = Judge::ms_from(self.base, q.since);
+        let now = Judge::ms_from(self.base, now);
+        agent::wait::verdict(self.spec, &mut self.clock, met, last_output, now)
+    }
+
+    /// The instant of `due` (milliseconds from the call's start).
+    fn instant(&self, due: f64) -> Instant {
+        self.base + Duration::from_secs_f64(due.max(0.0) / 1000.0)
     }
 }
 
@@ -744,7 +778,7 @@ pub async fn read_from(
     redactor: Option<&Redactor>,
     gate: Gate<'_>,
 ) -> Result<ReadAnswer, Refusal> {
-    let deadline = Instant::now() + args.timeout;
+    let started = Instant::now();
     let mut changes = session.subscribe();
     let mut access = window.subscribe_access();
     // The access epoch last checked: `changed()` in the select below marks a change seen, so
@@ -752,7 +786,10 @@ pub async fn read_from(
     let mut checked = *access.borrow_and_update();
     let ended = session.wait_ended();
     tokio::pin!(ended);
-    let mut quiet = None;
+    let mut judge = args
+        .wait
+        .as_ref()
+        .map(|w| Judge::new(w, started, args.timeout, origin.quiet_from));
     let large = cells(session, args) > u64::from(READ_FREE_CELLS)
         && tokio::runtime::Handle::current().runtime_flavor()
             == tokio::runtime::RuntimeFlavor::MultiThread;
@@ -770,20 +807,20 @@ pub async fn read_from(
         } else {
             snapshot(session, args, origin, redactor)
         };
-        let Some(wait) = &args.wait else {
+        let (Some(wait), Some(judge)) = (&args.wait, judge.as_mut()) else {
             break (snap, None);
         };
-        let now = Instant::now();
-        let (met, idle_at) = evaluate(wait, &snap, &mut quiet, now);
-        if met {
-            break (snap, Some(true));
-        }
+        let due = match judge.verdict(wait, &snap, Instant::now()) {
+            Verdict::Done => break (snap, Some(true)),
+            Verdict::TimedOut => break (snap, Some(false)),
+            Verdict::Pending { due } => due,
+        };
         // A command that asks for a secret waits for a person: the agent is told now.
         let for_person = snap.secret_prompt && matches!(wait, Wait::Command);
-        if now >= deadline || snap.exited || for_person {
+        if snap.exited || for_person {
             break (snap, Some(false));
         }
-        let wake = idle_at.map_or(deadline, |at| at.min(deadline));
+        let wake = judge.instant(due);
         tokio::select! {
             _ = changes.changed() => {}
             _ = access.changed() => {}

@@ -621,6 +621,34 @@ async fn read_mode_refuses_every_write_and_nothing_reaches_the_pty() {
     );
 }
 
+/// `wait_for_idle` is judged by the core's rule (`agent::wait::verdict`, the page's too): a
+/// read that typed nothing counts the quiet before it, so a screen quiet for longer than the
+/// period matches even with a timeout shorter than the period; input of the call's own starts
+/// the period again.
+#[tokio::test]
+async fn an_idle_wait_counts_the_quiet_before_a_read_and_not_before_input() {
+    let relay = Relay::start().await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let id = relay.ready_session(&mcp).await;
+    let quiet = mcp
+        .read(json!({"id": id, "wait_for_idle": 700, "timeout_ms": 15000}))
+        .await;
+    assert_eq!(quiet["matched"], true, "{quiet}");
+    let a = mcp
+        .read(json!({"id": id, "wait_for_idle": 700, "timeout_ms": 50}))
+        .await;
+    assert_eq!(a["matched"], true, "{a}");
+    assert!(a["idle_ms"].as_u64().unwrap() >= 700, "{a}");
+    // Typing with the same wait: the quiet before the input does not count.
+    let typed = mcp
+        .post(
+            "/mcp/input",
+            json!({"id": id, "data": "x", "wait_for_idle": 700, "timeout_ms": 50}),
+        )
+        .await;
+    assert_eq!(typed.status, 200, "{}", typed.body);
+    assert_eq!(typed.json()["matched"], false, "{}", typed.body);
+}
 #[tokio::test]
 async fn reset_clears_the_relays_screen_and_wakes_change_waits() {
     let relay = Relay::start().await;

@@ -1,12 +1,16 @@
-//! When a wait is done (spec `webmcp-tools.md`, `read_terminal`): a pure function of the
-//! wait's arguments, its clock and the times of output. Times are milliseconds on the
-//! adapter's monotonic clock (the page's `performance.now()`). Whether the text is present
-//! comes from [`crate::rows_contain`] or [`super::NewOutput::contains`].
+//! When a wait is done, on both agent surfaces (spec `webmcp-tools.md` `read_terminal`,
+//! `broker-api.md` `/mcp/read`): a pure function of the wait's arguments, its clock and the
+//! times of output. Times are milliseconds on the adapter's monotonic clock (the page's
+//! `performance.now()`; the relay counts from the call's start). Whether the condition holds
+//! (a text or regex present or absent, the screen changed, the command finished) is the
+//! adapter's to say, e.g. from [`crate::rows_contain`] or [`super::NewOutput::contains`];
+//! what counts as output is too (the page: bytes arrived; the relay: `stable_hash` changed).
 
 /// What a wait asks for, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WaitSpec {
-    /// The call gave `waitFor`.
+    /// The call waits for a condition (`waitFor`, `waitForCommand`; on the relay also
+    /// `wait_for_regex`, `wait_for_change`, `wait_for_command`).
     pub text: bool,
     /// `waitForIdleMs`.
     pub idle_ms: Option<u32>,
@@ -21,14 +25,30 @@ pub struct WaitClock {
     pub started: f64,
     /// When the `waitFor` text was first seen; it stays matched even if it scrolls away later.
     pub matched: Option<f64>,
+    /// When the call's own input was written: the idle period never starts before it, so
+    /// output from before the input never counts as the quiet after it. `None` for a read
+    /// that typed nothing: a screen already quiet long enough is idle at once.
+    pub quiet_from: Option<f64>,
 }
 
 impl WaitClock {
-    /// A wait that started at `now`.
+    /// A wait that starts at `now` with the call's own input (a typing tool's wait): the idle
+    /// period counts from `now` at the earliest.
     pub fn new(now: f64) -> Self {
         WaitClock {
             started: now,
             matched: None,
+            quiet_from: Some(now),
+        }
+    }
+
+    /// A wait that starts at `now` without input of its own (a read): quiet before the call
+    /// counts.
+    pub fn reading(now: f64) -> Self {
+        WaitClock {
+            started: now,
+            matched: None,
+            quiet_from: None,
         }
     }
 }
@@ -51,12 +71,13 @@ pub enum Verdict {
 /// Checks a wait at time `now`.
 ///
 /// - `text_present`: the `waitFor` text is in the rows being read (ignored without `waitFor`).
-/// - `last_output`: when output last arrived (any time before `started` counts as `started`).
+/// - `last_output`: when output last arrived (may be before `started`).
 ///
-/// The idle period is counted from the latest of: the call's start, the last output, and the
-/// moment the `waitFor` text was first seen (spec: "with `waitFor`, the idle period starts once
-/// the text appears"), so a wait for idle output always lasts at least `waitForIdleMs`. A wait
-/// that is satisfied exactly at its deadline is `Done`, not timed out.
+/// The idle period is counted from the latest of: the last output, the call's own input
+/// ([`WaitClock::quiet_from`]), and the moment the `waitFor` text was first seen (spec: "with
+/// `waitFor`, the idle period starts once the text appears"). So a typing tool's wait for idle
+/// output lasts at least the idle period, while a read of a screen already quiet that long is
+/// done at once. A wait that is satisfied exactly at its deadline is `Done`, not timed out.
 pub fn verdict(
     spec: WaitSpec,
     clock: &mut WaitClock,
@@ -74,9 +95,8 @@ pub fn verdict(
         match spec.idle_ms {
             None => return Verdict::Done,
             Some(idle) => {
-                let from = clock
-                    .started
-                    .max(last_output)
+                let from = last_output
+                    .max(clock.quiet_from.unwrap_or(f64::MIN))
                     .max(clock.matched.unwrap_or(f64::MIN));
                 let idle_due = from + f64::from(idle);
                 if now >= idle_due {
@@ -144,6 +164,23 @@ mod tests {
             Verdict::Pending { due: 1500.0 }
         );
         assert_eq!(verdict(spec, &mut c, false, 1200.0, 1500.0), Verdict::Done);
+    }
+
+    #[test]
+    fn a_read_of_a_screen_already_quiet_is_idle_at_once() {
+        let spec = WaitSpec {
+            text: false,
+            idle_ms: Some(300),
+            timeout_ms: 5000,
+        };
+        let mut c = WaitClock::reading(1000.0);
+        assert_eq!(verdict(spec, &mut c, false, 500.0, 1000.0), Verdict::Done);
+        // Output 100 ms before the read: it waits out the rest of the period.
+        let mut c = WaitClock::reading(1000.0);
+        assert_eq!(
+            verdict(spec, &mut c, false, 900.0, 1000.0),
+            Verdict::Pending { due: 1200.0 }
+        );
     }
 
     #[test]
