@@ -21,12 +21,12 @@ use wterm_core::{join_for_search, rows_contain, AttrRun, Color, Frame, ScreenHas
 
 use super::reads::ReadPermit;
 use super::shell::{self, CommandAnswer, Redacted, ShellFacts};
-use super::window::{LastInputFacts, WindowState};
+use super::window::{LastInputFacts, Via, WindowState};
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{
     DEFAULT_READ_LINES, DEFAULT_WAIT_MS, DELTA_MAX_CHANGED_PERCENT, FIRST_PROMPT_WAIT_MS,
-    MAX_ATTR_RUNS, MAX_READ_LINES, MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES, MAX_WAIT_MS,
-    READ_FREE_CELLS,
+    MAX_ATTR_RUNS, MAX_MCP_WAIT_MS, MAX_READ_LINES, MAX_REGEX_BYTES, MAX_REGEX_COMPILED_BYTES,
+    MAX_WAIT_MS, READ_FREE_CELLS,
 };
 use crate::ground::Refusal;
 use crate::session::{epoch_ms, Locked, Session, SessionId};
@@ -75,7 +75,8 @@ pub struct ReadArgs {
     #[serde(flatten)]
     #[schemars(with = "WaitFields")]
     pub wait: Option<Wait>,
-    /// The longest wait in milliseconds, 0..15000 (more is cut to 15000); a wait that times out
+    /// The longest wait in milliseconds, 0..15000 through the broker routes, 0..120000 through
+    /// the relay's MCP endpoint (more is cut to the limit); a wait that times out
     /// answers the current screen with matched:false, and one ended by the window's process
     /// exiting answers its last screen with matched:false and exited:true.
     #[serde(rename = "timeout_ms")]
@@ -108,7 +109,7 @@ pub const AFTER_FIELDS: [&str; 7] = [
 /// The read an input operation does after writing, from its body's [`AFTER_FIELDS`]: `None`
 /// when it names no wait; `timeout_ms` or `new_output` without a wait is `400 bad_request`;
 /// otherwise refused as `/mcp/read` refuses them.
-pub fn after_from_fields(f: &Fields) -> Result<Option<ReadArgs>, Refusal> {
+pub fn after_from_fields(f: &Fields, via: Via) -> Result<Option<ReadArgs>, Refusal> {
     let sub: Fields = f
         .iter()
         .filter(|(k, _)| AFTER_FIELDS.contains(&k.as_str()))
@@ -117,7 +118,7 @@ pub fn after_from_fields(f: &Fields) -> Result<Option<ReadArgs>, Refusal> {
     if sub.values().all(Value::is_null) {
         return Ok(None);
     }
-    let args = ReadArgs::from_fields(&sub)?;
+    let args = ReadArgs::from_fields(&sub, via)?;
     if args.wait.is_none() {
         return Err(Refusal::BadRequest(
             "timeout_ms: accepted only with a wait (wait_for_text, wait_for_regex, \
@@ -146,7 +147,8 @@ pub struct AfterFields {
     /// With wait_for_text or wait_for_regex: count only output after this call (for a line
     /// this input submits, only its command's output).
     new_output: Option<bool>,
-    /// The longest wait in milliseconds, 0..15000 (more is cut to 15000).
+    /// The longest wait in milliseconds: up to 120000 on the relay's MCP endpoint (15000
+    /// through the broker routes); more is cut to the limit.
     timeout_ms: Option<u64>,
 }
 
@@ -186,8 +188,9 @@ impl Default for ReadArgs {
 
 impl ReadArgs {
     /// Validates the body's fields: unknown fields and types (`400 bad_request` naming the
-    /// field), then `400 bad_regex`, then `400 conflicting_wait`.
-    pub fn from_fields(f: &Fields) -> Result<ReadArgs, Refusal> {
+    /// field), then `400 bad_regex`, then `400 conflicting_wait`. `timeout_ms` is clamped to
+    /// the front's limit ([`max_wait_ms`]).
+    pub fn from_fields(f: &Fields, via: Via) -> Result<ReadArgs, Refusal> {
         fields::only(
             f,
             &[
@@ -247,9 +250,10 @@ impl ReadArgs {
         let idle = fields::opt_u64(f, "wait_for_idle")?;
         let command = fields::opt_bool(f, "wait_for_command")?.unwrap_or(false);
         args.new_output = fields::opt_bool(f, "new_output")?.unwrap_or(false);
-        let timeout = fields::opt_clamped(f, "timeout_ms", MAX_WAIT_MS, || {
+        let max_wait = max_wait_ms(via);
+        let timeout = fields::opt_clamped(f, "timeout_ms", max_wait, || {
             Refusal::BadRequest(format!(
-                "timeout_ms: accepted: a number of milliseconds, 0..{MAX_WAIT_MS}"
+                "timeout_ms: accepted: a number of milliseconds, 0..{max_wait}"
             ))
         })?;
         if let Some(ms) = timeout {
@@ -300,6 +304,16 @@ impl ReadArgs {
             idle.map(|ms| Wait::Idle(Duration::from_millis(ms)))
         };
         Ok(args)
+    }
+}
+
+/// The longest read wait through `via`, in milliseconds: the broker contract's
+/// [`MAX_WAIT_MS`] on the `/mcp/*` routes, the agent model's [`MAX_MCP_WAIT_MS`] on the relay's
+/// MCP endpoint.
+pub fn max_wait_ms(via: Via) -> u64 {
+    match via {
+        Via::Route => MAX_WAIT_MS,
+        Via::Mcp => MAX_MCP_WAIT_MS,
     }
 }
 
@@ -916,7 +930,7 @@ mod tests {
     use serde_json::json;
 
     fn args(v: serde_json::Value) -> Result<ReadArgs, Refusal> {
-        ReadArgs::from_fields(v.as_object().unwrap())
+        ReadArgs::from_fields(v.as_object().unwrap(), Via::Route)
     }
 
     #[test]
@@ -947,6 +961,13 @@ mod tests {
         let a = args(json!({"timeout_ms": 99999, "lines": 10000, "view": "scrollback"})).unwrap();
         assert_eq!(a.timeout, Duration::from_millis(MAX_WAIT_MS));
         assert_eq!(a.lines, MAX_READ_LINES);
+        // The relay's MCP endpoint waits as long as run_command and the page's tools.
+        let f = json!({"timeout_ms": 999_999, "wait_for_idle": 10});
+        let mcp = ReadArgs::from_fields(f.as_object().unwrap(), Via::Mcp).unwrap();
+        assert_eq!(mcp.timeout, Duration::from_millis(120_000));
+        let f = json!({"timeout_ms": 60_000, "wait_for_idle": 10});
+        let mcp = ReadArgs::from_fields(f.as_object().unwrap(), Via::Mcp).unwrap();
+        assert_eq!(mcp.timeout, Duration::from_millis(60_000));
         // `lines` over its limit is refused, not lowered (newcomer report: 99999 read 10000).
         match args(json!({"lines": 10001, "view": "scrollback"})) {
             Err(Refusal::BadRequest(d)) => assert!(d.contains("0..10000"), "{d}"),

@@ -169,15 +169,23 @@ pub const LINE_RECHECK_MS: u64 = 500;
 pub const MAX_COMMAND_LINE_BYTES: usize = 4000;
 
 /// Longest wait of one `/mcp/run` for its command to finish, in milliseconds (a command still
-/// running then is answered with its output so far; more is refused, not lowered).
-pub const MAX_RUN_WAIT_MS: u64 = 120_000;
+/// running then is answered with its output so far; more is refused, not lowered): the agent
+/// model's one limit, the page's too.
+pub const MAX_RUN_WAIT_MS: u64 = wterm_core::agent::wait::MAX_WAIT_MS as u64;
 
 /// How long `/mcp/run` waits when the call names no `timeout_ms`, in milliseconds.
 pub const DEFAULT_RUN_WAIT_MS: u64 = 30_000;
 
-/// Longest wait of one `/mcp/read`, in milliseconds (broker contract: waits ≤ 15 s);
-/// `timeout_ms` is clamped to `0..=MAX_WAIT_MS`.
+/// Longest wait of one `/mcp/read` (and of `/mcp/input` and `/mcp/keys` waits), in
+/// milliseconds (broker contract: waits ≤ 15 s); `timeout_ms` is clamped to `0..=MAX_WAIT_MS`.
+/// The relay's own MCP endpoint allows [`MAX_MCP_WAIT_MS`] instead.
 pub const MAX_WAIT_MS: u64 = 15_000;
+
+/// Longest read wait (`read_screen`, and `send_input`/`send_keys` with a wait) on the relay's
+/// own MCP endpoint, in milliseconds: the agent model's one limit (`run_command` and the
+/// page's tools alike), with `notifications/progress` each second. Clamped like
+/// [`MAX_WAIT_MS`].
+pub const MAX_MCP_WAIT_MS: u64 = wterm_core::agent::wait::MAX_WAIT_MS as u64;
 
 /// How long a `/mcp/read` with a wait but no `timeout_ms` waits, in milliseconds (the contract
 /// is silent; this relay's choice).

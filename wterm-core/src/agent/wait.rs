@@ -6,6 +6,11 @@
 //! adapter's to say, e.g. from [`crate::rows_contain`] or [`super::NewOutput::contains`];
 //! what counts as output is too (the page: bytes arrived; the relay: `stable_hash` changed).
 
+/// The longest wait of one agent call, in milliseconds, on both surfaces: the page's
+/// `timeoutMs` and `waitForIdleMs`, the relay's `run_command`, and the relay's MCP endpoint's
+/// read waits. (The broker routes' read waits stay at the broker contract's 15 s.)
+pub const MAX_WAIT_MS: u32 = 120_000;
+
 /// What a wait asks for, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WaitSpec {

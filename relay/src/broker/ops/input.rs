@@ -8,6 +8,7 @@ use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::hub::Access;
 use crate::broker::ordered::{self, Stopped};
 use crate::broker::read::{self, after_from_fields, AfterFields, Origin, ReadArgs, AFTER_FIELDS};
+use crate::broker::window::Via;
 use crate::broker::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::MAX_INPUT_BYTES;
@@ -29,7 +30,7 @@ pub struct Input {
 
 impl Input {
     /// `data`: a string (`400 bad_data`) of at most [`MAX_INPUT_BYTES`] (`413 too_large`).
-    pub fn from_fields(f: &Fields) -> Result<Input, Refusal> {
+    pub fn from_fields(f: &Fields, via: Via) -> Result<Input, Refusal> {
         let accepted: Vec<&str> = ["id", "data"].into_iter().chain(AFTER_FIELDS).collect();
         fields::only(f, &accepted)?;
         let data = match fields::get(f, "data") {
@@ -44,7 +45,7 @@ impl Input {
         };
         Ok(Input {
             data,
-            after: after_from_fields(f)?,
+            after: after_from_fields(f, via)?,
         })
     }
 }
@@ -71,8 +72,8 @@ impl Operation for Input {
     };
     type Answer = Value;
 
-    fn parse(_: &Cx<'_>, fields: &Fields) -> Result<Self, Refusal> {
-        Input::from_fields(fields)
+    fn parse(cx: &Cx<'_>, fields: &Fields) -> Result<Self, Refusal> {
+        Input::from_fields(fields, cx.caller.via)
     }
 
     /// `data` verbatim to the program, in order with the lines it submits (`ordered`) →
@@ -128,34 +129,38 @@ mod tests {
     #[test]
     fn input_limits() {
         assert_eq!(
-            Input::from_fields(&f(json!({"data": "ls\r"})))
+            Input::from_fields(&f(json!({"data": "ls\r"})), Via::Route)
                 .unwrap()
                 .data,
             Bytes::from("ls\r")
         );
         assert_eq!(
-            Input::from_fields(&f(json!({"data": 5}))).unwrap_err(),
+            Input::from_fields(&f(json!({"data": 5})), Via::Route).unwrap_err(),
             Refusal::BadData
         );
         assert_eq!(
-            Input::from_fields(&f(json!({}))).unwrap_err(),
+            Input::from_fields(&f(json!({})), Via::Route).unwrap_err(),
             Refusal::BadData
         );
-        let after = Input::from_fields(&f(json!({"data": "x", "wait_for_text": "y"}))).unwrap();
+        let after =
+            Input::from_fields(&f(json!({"data": "x", "wait_for_text": "y"})), Via::Route).unwrap();
         assert!(after.after.is_some_and(|a| a.wait.is_some()));
         for bad in [
             json!({"data": "x", "timeout_ms": 5}),
             json!({"data": "x", "new_output": true}),
             json!({"data": "x", "wait_for_text": "a", "wait_for_idle": 5}),
         ] {
-            assert!(Input::from_fields(&f(bad.clone())).is_err(), "{bad}");
+            assert!(
+                Input::from_fields(&f(bad.clone()), Via::Route).is_err(),
+                "{bad}"
+            );
         }
         let big = "x".repeat(MAX_INPUT_BYTES + 1);
         assert!(matches!(
-            Input::from_fields(&f(json!({ "data": big }))),
+            Input::from_fields(&f(json!({ "data": big })), Via::Route),
             Err(Refusal::TooLarge(_))
         ));
         let edge = "é".repeat(MAX_INPUT_BYTES / 2);
-        assert!(Input::from_fields(&f(json!({ "data": edge }))).is_ok());
+        assert!(Input::from_fields(&f(json!({ "data": edge })), Via::Route).is_ok());
     }
 }

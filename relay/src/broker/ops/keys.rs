@@ -11,6 +11,7 @@ use super::spec::{Cx, HostArg, Method, Operation, Spec, Target};
 use crate::broker::hub::Access;
 use crate::broker::ordered;
 use crate::broker::read::{self, after_from_fields, AfterFields, Origin, ReadArgs, AFTER_FIELDS};
+use crate::broker::window::Via;
 use crate::broker::window::WindowState;
 use crate::ground::fields::{self, Fields};
 use crate::ground::limits::{MAX_KEYS, MAX_PACE_MS};
@@ -38,7 +39,7 @@ impl Keys {
     /// Validates the whole body before anything is sent: `keys` a list of at most [`MAX_KEYS`]
     /// tokens of the key grammar (`400 bad_keys` naming the bad token, `413 too_large`),
     /// `delay_ms` a number in `0..=MAX_PACE_MS` (`400 bad_request` otherwise).
-    pub fn from_fields(f: &Fields) -> Result<Keys, Refusal> {
+    pub fn from_fields(f: &Fields, via: Via) -> Result<Keys, Refusal> {
         let accepted: Vec<&str> = ["id", "keys", "delay_ms"]
             .into_iter()
             .chain(AFTER_FIELDS)
@@ -75,7 +76,7 @@ impl Keys {
         Ok(Keys {
             chords,
             delay,
-            after: after_from_fields(f)?,
+            after: after_from_fields(f, via)?,
         })
     }
 }
@@ -100,8 +101,8 @@ impl Operation for Keys {
     };
     type Answer = Value;
 
-    fn parse(_: &Cx<'_>, fields: &Fields) -> Result<Self, Refusal> {
-        Keys::from_fields(fields)
+    fn parse(cx: &Cx<'_>, fields: &Fields) -> Result<Self, Refusal> {
+        Keys::from_fields(fields, cx.caller.via)
     }
 
     /// Each key encoded for the program's modes at the moment it is sent (DECCKM, kitty
@@ -244,37 +245,38 @@ mod tests {
 
     #[test]
     fn keys_are_validated_as_a_whole() {
-        let ok = Keys::from_fields(&f(
-            json!({"keys": ["C-c", "Up", "x", "Enter"], "delay_ms": 1000}),
-        ))
+        let ok = Keys::from_fields(
+            &f(json!({"keys": ["C-c", "Up", "x", "Enter"], "delay_ms": 1000})),
+            Via::Route,
+        )
         .unwrap();
         assert_eq!(ok.chords.len(), 4);
         assert_eq!(ok.delay, Some(Duration::from_millis(MAX_PACE_MS)));
         // Over the limit is refused, not lowered (newcomer report: 5000 paced at 1000).
         for bad in [json!(5000), json!(-1), json!(1001)] {
-            match Keys::from_fields(&f(json!({"keys": ["x"], "delay_ms": bad}))) {
+            match Keys::from_fields(&f(json!({"keys": ["x"], "delay_ms": bad})), Via::Route) {
                 Err(Refusal::BadRequest(d)) => assert!(d.contains("0..1000"), "{d}"),
                 other => panic!("{bad}: {other:?}"),
             }
         }
-        match Keys::from_fields(&f(json!({"keys": ["Enter", "Bogus"]}))).unwrap_err() {
+        match Keys::from_fields(&f(json!({"keys": ["Enter", "Bogus"]})), Via::Route).unwrap_err() {
             Refusal::BadKeys(d) => assert!(d.contains("Bogus"), "{d}"),
             other => panic!("{other:?}"),
         }
         assert!(matches!(
-            Keys::from_fields(&f(json!({"keys": "Enter"}))),
+            Keys::from_fields(&f(json!({"keys": "Enter"})), Via::Route),
             Err(Refusal::BadKeys(_))
         ));
         assert!(matches!(
-            Keys::from_fields(&f(json!({"keys": [1]}))),
+            Keys::from_fields(&f(json!({"keys": [1]})), Via::Route),
             Err(Refusal::BadKeys(_))
         ));
         assert!(matches!(
-            Keys::from_fields(&f(json!({"keys": vec!["a"; MAX_KEYS + 1]}))),
+            Keys::from_fields(&f(json!({"keys": vec!["a"; MAX_KEYS + 1]})), Via::Route),
             Err(Refusal::TooLarge(_))
         ));
         assert!(matches!(
-            Keys::from_fields(&f(json!({"keys": [], "delay_ms": "1"}))),
+            Keys::from_fields(&f(json!({"keys": [], "delay_ms": "1"})), Via::Route),
             Err(Refusal::BadRequest(_))
         ));
     }
