@@ -29,7 +29,7 @@ export interface Relay {
 
 export async function startRelay(
   extraArgs: string[] = [],
-  opts: { token?: string; home?: string; port?: number; persist?: boolean } = {},
+  opts: { token?: string; home?: string; port?: number; persist?: boolean; shellsInHome?: boolean } = {},
 ): Promise<Relay> {
   // `home` and `port`: a restart of an earlier relay, on its state directory and port.
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "wterm-e2e-"));
@@ -41,6 +41,9 @@ export async function startRelay(
     RELAY_BIN,
     ["serve", "--port", String(opts.port ?? 0), "--state-dir", state, ...persistence, ...extraArgs],
     {
+      // `shellsInHome`: the relay's working directory, where the page's shells start, is `home`
+      // (else the one of the test run).
+      ...(opts.shellsInHome && { cwd: home }),
       env: {
         ...process.env,
         HOME: home,
