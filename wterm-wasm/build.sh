@@ -242,7 +242,9 @@ echo "full entry (wterm-wasm/full: the core plus search, plain-text links, the f
 # opt-level 2 about 1.7 KB (both trees at "z": +7.1 KB). Budget 156 KB.
 # Secret prompts (setSecretPrompt, the gate in the typing tools, the notice) and turn-taking
 # (the person's keys held behind an agent's Enter, typeahead): 155.6 -> 158.5 KB. Budget 159 KB.
-CORE_BUDGET_KB=159
+# The first-prompt wait (a waitForCommand call on a fresh relay terminal waits for the shell's
+# first prompt instead of being refused): 158.6 -> 160.0 KB. Budget 161 KB.
+CORE_BUDGET_KB=161
 echo "core package (wterm-wasm: wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
 if [ "$core" -gt $((CORE_BUDGET_KB * 1000)) ]; then
   echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure and justify a new budget here" >&2

@@ -70,6 +70,15 @@ impl CommandWait {
     }
 }
 
+/// Longest time a `waitForCommand` / `run_command` call waits for a shell the relay injected
+/// its integration into to report its first prompt (OSC 133), in milliseconds: a terminal
+/// opened a moment ago has not drawn it yet, and a call made then waits instead of being
+/// refused for want of integration. bash, zsh and fish report within about 200 ms here,
+/// several seconds on a loaded machine with a slow rc file; a shell still silent then (its rc
+/// file turned the marks off, or it exec'd another program) is refused. Both surfaces count it
+/// from the call's start, apart from the call's own timeout.
+pub const FIRST_PROMPT_WAIT_MS: u64 = 10_000;
+
 /// The shell has reported integration marks (OSC 133 / 633): a state, a running or a finished
 /// command. Without them no command can be waited for.
 pub fn integration_known(t: &Terminal) -> bool {

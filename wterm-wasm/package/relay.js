@@ -12,7 +12,7 @@
 //   {"type":"input","offset":S} and our input from byte S on: keys sent in the instant the relay
 //   or the connection died are sent again, and the relay skips bytes it already has. What cannot
 //   be resent is reported (onError "input_lost", "input_unconfirmed"), never lost silently;
-// - on every attach: {"type":"resized","cols","rows"}, then one binary frame with a snapshot of
+// - on every attach: {"type":"resized","cols","rows","shell_integration"}, then one binary frame with a snapshot of
 //   the screen; we reset the terminal before it, adopt the PTY's size for it, then ask for the
 //   terminal's own size;
 // - binary frames are program output (term.write); binary frames we send are input (onData),
@@ -316,6 +316,8 @@ export function attachToRelay(term, options) {
           term.reset();
           // The relay says again after the snapshot if a secret prompt is shown.
           term.setSecretPrompt({ active: false });
+          // Whether the shell will report its first prompt: waitForCommand calls wait for it.
+          if (typeof term.setInjectedShell === "function") term.setInjectedShell(msg.shell_integration === true);
           followRelay(msg.cols, msg.rows);
           colorsSent = "";
           sendColors();

@@ -647,6 +647,25 @@ impl WTerm {
         Ok(())
     }
 
+    /// `setInjectedShell(injected)`: whether the relay injected its shell integration into this
+    /// terminal's shell (the relay client passes the attach's word). While the shell has not
+    /// drawn its first prompt, a WebMCP call with `waitForCommand` then waits for it (at most
+    /// `FIRST_PROMPT_WAIT_MS`, 10 s) instead of being refused for want of integration; `false`
+    /// (the default) answers such calls at once. Spec `webmcp-tools.md`, "First prompt".
+    ///
+    /// Throws when `injected` is not a boolean; nothing changes then.
+    #[wasm_bindgen(js_name = setInjectedShell)]
+    pub fn set_injected_shell(&self, injected: JsValue) -> Result<(), JsError> {
+        let Some(injected) = injected.as_bool() else {
+            return Err(JsError::new("setInjectedShell takes a boolean"));
+        };
+        let mut inner = self.shared.try_borrow_mut().map_err(|_| busy())?;
+        inner.mcp.integration_expected = injected;
+        // Calls waiting for a prompt that will no longer come are answered now.
+        webmcp::run_awaiting_soon(&inner.mcp);
+        Ok(())
+    }
+
     /// Clears the terminal as if new, keeping its size: blank screen, no history, default
     /// modes, no title (`onTitle` gets `""` when a title was set). The relay client calls it
     /// before replaying a session's snapshot.

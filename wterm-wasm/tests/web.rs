@@ -779,6 +779,77 @@ async fn webmcp_commands_from_shell_integration() {
     t.destroy().unwrap();
 }
 
+/// Polls `cond` every 10 ms, at most `ms` long; panics with `what` when it never holds.
+async fn until(what: &str, ms: i32, cond: impl Fn() -> bool) {
+    for _ in 0..ms / 10 {
+        if cond() {
+            return;
+        }
+        sleep(10).await;
+    }
+    panic!("{what}: not within {ms} ms");
+}
+
+#[wasm_bindgen_test]
+async fn webmcp_waits_for_an_injected_shells_first_prompt() {
+    install_navigator_provider();
+    let (f, sent) = recorder();
+    let t = WTerm::new(
+        host(400, 200).into(),
+        options(&[("cols", 40.into()), ("webmcp", true.into()), ("onData", f)]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    assert!(
+        t.set_injected_shell("yes".into()).is_err(),
+        "a boolean only"
+    );
+
+    // The relay says its integration is coming: the call waits for the first prompt, typing
+    // nothing before it, then runs as if made then.
+    t.set_injected_shell(true.into()).unwrap();
+    let pending = call_tool(
+        "type_in_terminal",
+        r#"{"text":"echo hi","submit":true,"waitForCommand":true}"#,
+    );
+    sleep(50).await;
+    assert!(sent.borrow().is_empty(), "typed before the first prompt");
+    t.write(PROMPT.into()).unwrap();
+    until("the line and its Enter typed", 5000, || {
+        sent.borrow().concat() == "echo hi\r"
+    })
+    .await;
+    t.write(format!("{}{PROMPT}", ran("echo hi", "hi\r\n", 0)).into())
+        .unwrap();
+    let r = answer(pending).await;
+    assert_eq!(get(&r, "command.exitCode"), 0, "{}", json_of(&r));
+    assert_eq!(get(&r, "command.output"), "hi");
+    t.destroy().unwrap();
+
+    // The relay takes it back (another attach): a waiting call is answered the error at once.
+    let (f, sent) = recorder();
+    let t = WTerm::new(
+        host(400, 200).into(),
+        options(&[("cols", 40.into()), ("webmcp", true.into()), ("onData", f)]),
+    )
+    .unwrap();
+    JsFuture::from(t.init()).await.unwrap();
+    t.set_injected_shell(true.into()).unwrap();
+    let pending = call_tool(
+        "press_terminal_keys",
+        r#"{"keys":["Enter"],"waitForCommand":true}"#,
+    );
+    t.set_injected_shell(false.into()).unwrap();
+    let r = answer(pending).await;
+    let msg = get(&r, "error").as_string().unwrap();
+    assert!(
+        msg.contains("no shell integration") && msg.contains("nothing was pressed"),
+        "{msg}"
+    );
+    assert!(sent.borrow().is_empty());
+    t.destroy().unwrap();
+}
+
 #[wasm_bindgen_test]
 async fn webmcp_new_output_only() {
     install_navigator_provider();

@@ -140,13 +140,9 @@ pub const SUBMIT_POLL_MS: u64 = 5;
 /// (see `session::budget::cost`).
 pub const DEFAULT_MEMORY_BUDGET_MIB: u64 = 1024;
 
-/// Longest time `run_command` and `wait_for_command` wait for a shell the relay injected its
-/// integration into to report its first prompt (OSC 133), in milliseconds: a terminal launched
-/// a moment ago has not drawn it yet, and a call made then waits instead of being refused
-/// `no_shell_integration`. bash, zsh and fish report within about 200 ms here, several seconds
-/// on a loaded machine with a slow rc file; a shell that stays silent this long (its rc file
-/// turned the marks off, or it exec'd another program) is refused.
-pub const FIRST_PROMPT_WAIT_MS: u64 = 10_000;
+/// Longest time `run_command` and `wait_for_command` wait for an injected shell's first
+/// prompt, in milliseconds: the core's rule, shared with the page.
+pub use wterm_core::agent::FIRST_PROMPT_WAIT_MS;
 
 /// Longest time `run_command` waits, after input written just before it (a Ctrl-U clearing the
 /// line, typed text), for the line editor's answer to reach the screen and the command line to

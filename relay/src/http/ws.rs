@@ -28,7 +28,8 @@
 //!   is not 16 hex digits, or more than one `client`: an `error` frame `bad_client` saying so
 //!   and what came (the value cut to [`BAD_CLIENT_ECHO_CHARS`]), then close 4400.
 //!
-//! Relay → page: `{"type":"resized","cols","rows"}`, then one binary frame with the snapshot,
+//! Relay → page: `{"type":"resized","cols","rows","shell_integration"}` (whether the relay
+//! injected its integration into the shell), then one binary frame with the snapshot,
 //! then live output as binary frames in order; `{"type":"title","data"}` when the title changes;
 //! `{"type":"resized",..}` after another page resized the session (or to the resizing page itself
 //! when its size was clamped); `{"type":"exit","code"}` then

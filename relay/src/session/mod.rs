@@ -83,6 +83,11 @@ pub enum ToPage<'a> {
         cols: u16,
         /// Rows.
         rows: u16,
+        /// (ext) On attach only: `true` when the relay injected its shell integration into the
+        /// session's shell, which reports its commands (OSC 133) once it draws its first prompt;
+        /// the page's `waitForCommand` calls wait for that prompt instead of being refused.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        shell_integration: Option<bool>,
     },
     /// The window title changed (OSC 0/2), without control characters
     /// ([`strip_controls`]); empty when the program cleared it.
@@ -819,7 +824,7 @@ impl Session {
     pub fn attach(&self) -> Arc<ClientQueue> {
         let queue = Arc::new(ClientQueue::new());
         let (mut screen, mut out) = self.settled();
-        queue.reset(screen_frames(&mut screen.terminal, b""));
+        queue.reset(screen_frames(&mut screen.terminal, b"", self.integration));
         if self.secret_prompt.load(Ordering::Acquire) {
             queue.push_text(self.secret_prompt_message(true));
         }
@@ -855,7 +860,11 @@ impl Session {
     /// Rebuilds a lagged page's queue: reset, `resized`, snapshot, title.
     pub fn resync(&self, queue: &ClientQueue) {
         let (mut screen, _out) = self.settled();
-        queue.reset(screen_frames(&mut screen.terminal, RESYNC_PREFIX));
+        queue.reset(screen_frames(
+            &mut screen.terminal,
+            RESYNC_PREFIX,
+            self.integration,
+        ));
         // The page's terminal was reset: it knows of no prompt unless told again.
         if self.secret_prompt.load(Ordering::Acquire) {
             queue.push_text(self.secret_prompt_message(true));
@@ -886,6 +895,7 @@ impl Session {
                     ToPage::Resized {
                         cols: kept.cols,
                         rows: kept.rows,
+                        shell_integration: None,
                     }
                     .to_json(),
                 );
@@ -908,6 +918,7 @@ impl Session {
         let msg = ToPage::Resized {
             cols: clamped.cols,
             rows: clamped.rows,
+            shell_integration: None,
         }
         .to_json();
         for c in &out.clients {
@@ -1145,9 +1156,10 @@ impl Session {
     }
 }
 
-/// `resized`, the snapshot (after `prefix`), and the title when set: what a page needs to show
-/// the session's screen from nothing.
-fn screen_frames(terminal: &mut Terminal, prefix: &[u8]) -> Vec<Frame> {
+/// `resized` (saying whether the relay injected shell integration), the snapshot (after
+/// `prefix`), and the title when set: what a page needs to show the session's screen from
+/// nothing.
+fn screen_frames(terminal: &mut Terminal, prefix: &[u8], integration: Integration) -> Vec<Frame> {
     let size = terminal.size();
     let mut snapshot = prefix.to_vec();
     snapshot.extend_from_slice(&terminal.snapshot());
@@ -1156,6 +1168,7 @@ fn screen_frames(terminal: &mut Terminal, prefix: &[u8]) -> Vec<Frame> {
             ToPage::Resized {
                 cols: size.cols,
                 rows: size.rows,
+                shell_integration: Some(integration.is_injected()),
             }
             .to_json(),
         ),

@@ -85,7 +85,10 @@ async fn a_200_character_line_reads_whole_after_80_40_80_and_a_fresh_page_rebuil
     // A fresh page rebuilds the same screen from the snapshot.
     let mut fresh = relay.attach(Some(id)).await;
     let (resized, snapshot) = fresh.expect_attach().await;
-    assert_eq!(resized, json!({"type": "resized", "cols": 80, "rows": 24}));
+    assert_eq!(
+        resized,
+        json!({"type": "resized", "cols": 80, "rows": 24, "shell_integration": true})
+    );
     let mut t = Terminal::new(Size::new(24, 80), 1000);
     t.feed(&snapshot);
     assert_eq!(t.screen_text(), after.join("\n"));

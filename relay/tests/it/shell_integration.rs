@@ -10,6 +10,8 @@ use crate::support::{Got, Options, Page, Relay, WAIT};
 
 /// Every output byte of a session, and a read position: each wait looks past the previous one.
 struct Transcript {
+    /// The attach's `resized` frame.
+    resized: serde_json::Value,
     page: Page,
     all: Vec<u8>,
     pos: usize,
@@ -21,8 +23,9 @@ impl Transcript {
         let mut page = relay.attach(Some(id)).await;
         // The shell may draw its first prompt before the page attaches: then it is in the
         // snapshot (as screen text, without its marks), so the transcript starts with it.
-        let (_, snapshot) = page.expect_attach().await;
+        let (resized, snapshot) = page.expect_attach().await;
         Transcript {
+            resized,
             page,
             all: snapshot.to_vec(),
             pos: 0,
@@ -266,5 +269,7 @@ async fn no_shell_integration_and_other_programs_report_nothing() {
         }
         let scripts = relay.state_dir.join("shell-integration");
         assert_eq!(scripts.exists(), args.is_empty(), "{}", scripts.display());
+        // The page is told no prompt will come: its waitForCommand calls are refused at once.
+        assert_eq!(t.resized["shell_integration"], false, "{shell:?} {args:?}");
     }
 }

@@ -29,7 +29,10 @@ async fn attach_run_a_command_and_reattach_to_the_same_screen() {
         "the relay selects wterm.v1, never the token"
     );
     let (resized, _snapshot) = page.expect_attach().await;
-    assert_eq!(resized, json!({"type": "resized", "cols": 80, "rows": 24}));
+    assert_eq!(
+        resized,
+        json!({"type": "resized", "cols": 80, "rows": 24, "shell_integration": true})
+    );
 
     page.send_input(b"echo hello-$((6*7))\r").await;
     page.wait_output(b"hello-42", WAIT).await;
@@ -37,7 +40,10 @@ async fn attach_run_a_command_and_reattach_to_the_same_screen() {
     // A second page gets the same screen back from the relay's emulator.
     let mut second = relay.attach(Some(id)).await;
     let (resized, snapshot) = second.expect_attach().await;
-    assert_eq!(resized, json!({"type": "resized", "cols": 80, "rows": 24}));
+    assert_eq!(
+        resized,
+        json!({"type": "resized", "cols": 80, "rows": 24, "shell_integration": true})
+    );
     let screen = screen_of(&resized, &snapshot);
     assert!(screen.contains("hello-42"), "snapshot screen:\n{screen}");
 

@@ -108,6 +108,15 @@ pub(crate) struct Queued {
     pub(crate) _abort: Option<Listener>,
 }
 
+/// A `waitForCommand` call made before the shell the relay injected integration into drew its
+/// first prompt: it runs once the shell reports, or is refused after
+/// [`FIRST_PROMPT_WAIT_MS`](wterm_core::agent::FIRST_PROMPT_WAIT_MS).
+pub(crate) struct AwaitingPrompt {
+    pub(crate) queued: Queued,
+    /// Refuses the call when the wait is over.
+    pub(crate) _timer: Option<Timeout>,
+}
+
 /// A `read_terminal` (or a `type_in_terminal` that waits) waiting for text, idle output, a
 /// command's end or its timeout.
 pub(crate) struct Waiter {
@@ -148,6 +157,11 @@ pub(crate) struct Calls {
     pub(crate) submits: Vec<Submit>,
     /// Input calls waiting for a pending Enter, oldest first.
     pub(crate) queued: Vec<Queued>,
+    /// The relay injected shell integration into this terminal's shell (`setInjectedShell`):
+    /// its first prompt will report, so a `waitForCommand` before it waits for it.
+    pub(crate) integration_expected: bool,
+    /// `waitForCommand` calls waiting for that first prompt, oldest first.
+    pub(crate) awaiting_prompt: Vec<AwaitingPrompt>,
     /// The accepted input calls (spec "Input sequence").
     pub(crate) input: InputSequence,
     /// Whether the relay says a secret prompt is shown (spec "Secret prompts").
@@ -194,6 +208,8 @@ impl Calls {
             waiters: Vec::new(),
             submits: Vec::new(),
             queued: Vec::new(),
+            integration_expected: false,
+            awaiting_prompt: Vec::new(),
             input: InputSequence::default(),
             secret: Default::default(),
             held: Vec::new(),
@@ -223,6 +239,7 @@ impl Calls {
     /// [`EAGER_CHECK_INTERVAL_MS`]), else at the next frame, or by a timer when the page is
     /// hidden.
     pub(crate) fn on_output(&mut self) {
+        run_awaiting_soon(self);
         if self.waiters.is_empty() {
             return;
         }
@@ -275,6 +292,9 @@ impl Calls {
         }
         for q in self.queued.drain(..) {
             q.settle.resolve(&result);
+        }
+        for a in self.awaiting_prompt.drain(..) {
+            a.queued.settle.resolve(&result);
         }
         super::turns::flush_held_soon_of(self);
         self.check_due = false;
@@ -336,6 +356,46 @@ pub(crate) fn remove_submit(inner: &mut Inner, call: u64) -> Option<Settle> {
 pub(crate) fn remove_queued(inner: &mut Inner, call: u64) -> Option<Settle> {
     let i = inner.mcp.queued.iter().position(|q| q.call == call)?;
     Some(inner.mcp.queued.remove(i).settle)
+}
+
+/// Takes call `call` off the calls awaiting the first prompt.
+pub(crate) fn remove_awaiting(inner: &mut Inner, call: u64) -> Option<Settle> {
+    let i = inner
+        .mcp
+        .awaiting_prompt
+        .iter()
+        .position(|a| a.queued.call == call)?;
+    Some(inner.mcp.awaiting_prompt.remove(i).queued.settle)
+}
+
+/// Runs the calls awaiting the first prompt, in a microtask, once the shell reports (or the
+/// relay no longer says it will): they are checked after each output.
+pub(crate) fn run_awaiting_soon(calls: &Calls) {
+    if calls.awaiting_prompt.is_empty() {
+        return;
+    }
+    let w = calls.weak.clone();
+    let task = Closure::once_into_js(move || {
+        let Some(shared) = w.upgrade() else { return };
+        let ready = match shared.try_borrow_mut() {
+            Ok(mut inner)
+                if !inner.mcp.integration_expected
+                    || wterm_core::agent::integration_known(&inner.term) =>
+            {
+                std::mem::take(&mut inner.mcp.awaiting_prompt)
+            }
+            _ => return,
+        };
+        drop(shared);
+        for a in ready {
+            let q = a.queued;
+            let answer = super::tools::run(q.tool, &q.input, &q.client, true);
+            q.settle.resolve(&answer);
+        }
+    });
+    if let Some(window) = web_sys::window() {
+        window.queue_microtask(task.unchecked_ref());
+    }
 }
 
 /// Runs the queued input calls once no Enter is pending, in a microtask: the caller holds the

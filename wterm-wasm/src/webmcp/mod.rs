@@ -34,7 +34,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
-pub(crate) use calls::{run_due_check, Calls};
+pub(crate) use calls::{run_awaiting_soon, run_due_check, Calls};
 pub(crate) use turns::{answer_interrupted, hold_person_input, Hold};
 
 use crate::js::{quote, WebMcpConfig};

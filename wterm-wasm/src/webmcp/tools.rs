@@ -9,7 +9,8 @@ use wterm_core::TextRow;
 
 use super::args;
 use super::calls::{
-    self, client_signal, on_abort, Answer, InputAnswer, InputKind, Queued, Settle, Submit, WaitCore,
+    self, client_signal, on_abort, Answer, AwaitingPrompt, InputAnswer, InputKind, Queued, Settle,
+    Submit, WaitCore,
 };
 use super::command;
 use super::redaction::Redaction;
@@ -377,6 +378,16 @@ pub(crate) fn read_result(
     json(&result)
 }
 
+/// The error for `tool`'s `waitForCommand` on a terminal whose shell reports no integration,
+/// saying that nothing was sent.
+fn no_integration_for(tool: Tool, name: &str) -> String {
+    match tool {
+        Tool::Type => format!("{}; nothing was typed", no_integration(name)),
+        Tool::Press => format!("{}; nothing was pressed", no_integration(name)),
+        Tool::Read | Tool::List => no_integration(name),
+    }
+}
+
 /// The error for a `waitForCommand` on a terminal whose shell reports no integration.
 fn no_integration(name: &str) -> String {
     format!(
@@ -473,6 +484,57 @@ fn queue_behind_enter(
     Ok(Some(promise.into()))
 }
 
+/// Holds `waitForCommand` call `tool` on `t` while the shell the relay injected integration
+/// into has not drawn its first prompt (spec "First prompt"): it runs once the shell reports,
+/// or answers the no-integration error after [`agent::FIRST_PROMPT_WAIT_MS`], having sent
+/// nothing. `None`: it runs now (integration is known, or none is coming).
+fn await_first_prompt(
+    t: &Target,
+    tool: Tool,
+    input: &JsValue,
+    client: &JsValue,
+) -> Result<Option<JsValue>, String> {
+    let mut inner = t.term.try_borrow_mut().map_err(|_| busy(t))?;
+    if !inner.mcp.integration_expected || agent::integration_known(&inner.term) {
+        return Ok(None);
+    }
+    let signal = client_signal(client);
+    if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
+        return Ok(Some(Promise::reject(&s.reason()).into()));
+    }
+    let call = inner.mcp.next_call();
+    let weak = inner.mcp.weak.clone();
+    let (promise, settle) = pending_promise();
+    let name = t.name.clone();
+    let on_timer = weak.clone();
+    let timer = Timeout::new(agent::FIRST_PROMPT_WAIT_MS as f64, move || {
+        let Some(shared) = on_timer.upgrade() else {
+            return;
+        };
+        let Ok(mut inner) = shared.try_borrow_mut() else {
+            return;
+        };
+        if let Some(settle) = calls::remove_awaiting(&mut inner, call) {
+            drop(inner);
+            settle.resolve(&error_result(&no_integration_for(tool, &name)));
+        }
+    });
+    inner.mcp.awaiting_prompt.push(AwaitingPrompt {
+        queued: Queued {
+            call,
+            tool,
+            input: input.clone(),
+            client: client.clone(),
+            settle,
+            _abort: signal
+                .as_ref()
+                .and_then(|s| on_abort(s, weak, calls::remove_awaiting, call)),
+        },
+        _timer: timer,
+    });
+    Ok(Some(promise.into()))
+}
+
 /// The terminal a call names (or implies), refused when it is read-only and `writes`.
 fn target(name: Option<&str>, writes: bool) -> Result<Target, String> {
     let targets = super::targets();
@@ -547,6 +609,11 @@ fn pending_promise() -> (Promise, Settle) {
 fn read(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     let a = args::read(input)?;
     let t = target(a.terminal.as_deref(), false)?;
+    if a.wait_command {
+        if let Some(awaiting) = await_first_prompt(&t, Tool::Read, input, client)? {
+            return Ok(awaiting);
+        }
+    }
     tell(&t, "read", Tool::Read);
     let shared: Shared = t.term.clone();
     let mut inner = shared.try_borrow_mut().map_err(|_| busy(&t))?;
@@ -559,7 +626,7 @@ fn read(input: &JsValue, client: &JsValue) -> Result<JsValue, String> {
     let command = if a.wait_command {
         let term = &inner.term;
         if !agent::integration_known(term) {
-            return Err(no_integration(&t.name));
+            return Err(no_integration_for(Tool::Read, &t.name));
         }
         match (term.running_command(), inner.mcp.submitted) {
             (Some(r), _) => Some(CommandWait::Id(r.id)),
@@ -606,6 +673,11 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
             return Ok(queued);
         }
     }
+    if a.wait.wait_command {
+        if let Some(awaiting) = await_first_prompt(&t, Tool::Type, input, client)? {
+            return Ok(awaiting);
+        }
+    }
     tell(&t, "write", Tool::Type);
     let signal = client_signal(client);
     if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
@@ -615,7 +687,7 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
     let (bracketed, new_from, person_from) = {
         let inner = t.term.try_borrow().map_err(|_| busy(&t))?;
         if a.wait.wait_command && !agent::integration_known(&inner.term) {
-            return Err(format!("{}; nothing was typed", no_integration(&t.name)));
+            return Err(no_integration_for(Tool::Type, &t.name));
         }
         let new_from = a.wait.new_only.then(|| new_from_now(&inner));
         let person_from = inner.mcp.person_inputs;
@@ -800,6 +872,11 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
             return Ok(queued);
         }
     }
+    if a.wait.wait_command {
+        if let Some(awaiting) = await_first_prompt(&t, Tool::Press, input, client)? {
+            return Ok(awaiting);
+        }
+    }
     tell(&t, "write", Tool::Press);
     let started = now_ms();
     // What a wait after the keys counts from, taken before they are pressed: the command
@@ -810,7 +887,7 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
         let term = &inner.term;
         let command = if a.wait.wait_command {
             if !agent::integration_known(term) {
-                return Err(format!("{}; nothing was pressed", no_integration(&t.name)));
+                return Err(no_integration_for(Tool::Press, &t.name));
             }
             let enter = a.keys.iter().any(|c| c.key == Key::Enter);
             match (term.running_command(), inner.mcp.submitted) {
