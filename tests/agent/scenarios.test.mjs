@@ -109,7 +109,7 @@ function surface(c) {
   const id = (step) => ids[(step.terminal ?? 1) - 1];
   return {
     name: "MCP",
-    caps: { typeahead: false },
+    caps: { typeahead: true },
     async open({ fresh, person }) {
       ids.push(await launched(!fresh));
       if (person) {
@@ -134,7 +134,7 @@ function surface(c) {
       if (step.run !== undefined) {
         [tool, args] = ["run_command", { id: id(step), command: step.run, ...(step.timeoutMs && { timeout_ms: step.timeoutMs }) }];
         const a = await callTool(c, tool, args);
-        const answer = a.error ? a : { timedOut: a.timed_out === true, command: commandOf(a), seq: a.seq, raw: a };
+        const answer = a.error ? a : { timedOut: a.timed_out === true, command: commandOf(a), seq: a.seq, typeahead: a.typeahead, raw: a };
         return { tool, args, answer };
       }
       if (step.launch) {

@@ -71,3 +71,37 @@ test("a person's Ctrl+C during the agent's Enter gap cancels the Enter and is no
     console.log("turn-taking: the Enter went before the Ctrl+C (a loaded machine); nothing to check");
   }
 });
+
+test("an agent's Enter onto the person's half-typed line is refused on every tool that submits, nothing sent", async ({ page }) => {
+  await page.goto(relay.pageUrl());
+  await waitForPrompt(page);
+  await page.locator(".wterm").first().click();
+  await page.keyboard.type("echo person-half");
+  const refused = async () => {
+    for (const [tool, args] of [
+      ["type_in_terminal", { text: "echo agent-line", submit: true }],
+      ["type_in_terminal", { text: "agent-line\r" }],
+      ["press_terminal_keys", { keys: ["Enter"] }],
+      ["press_terminal_keys", { keys: ["Ctrl+J"] }],
+    ] as const) {
+      const r = await start(page, tool, args);
+      expect(r.error, `${tool} ${JSON.stringify(args)}: ${JSON.stringify(r)}`).toMatch(/^person_typing: .*nothing was sent/);
+    }
+  };
+  // At once, before the echo may be back.
+  await refused();
+  // Long after the last key (the clock passes the 1500 ms window), their line on the prompt
+  // still holds it.
+  await expect.poll(() => lastRow(page)).toBe("$ echo person-half");
+  await page.waitForTimeout(1700);
+  await refused();
+  expect(await lastRow(page)).toBe("$ echo person-half");
+  const state = (await start(page, "list_terminals", {})).terminals[0];
+  expect(state.inputSeq ?? 0, "no agent input went out").toBe(0);
+  // Keys without Enter go: the agent clears the line (its user agreed), then runs its command.
+  const cleared = await start(page, "press_terminal_keys", { keys: ["Ctrl+U"] });
+  expect(cleared.error).toBeUndefined();
+  const r = await start(page, "type_in_terminal", { text: "echo agent-$((6*7))", submit: true, waitForCommand: true });
+  expect(r.error, JSON.stringify(r)).toBeUndefined();
+  expect(r.command).toMatchObject({ command: "echo agent-$((6*7))", exitCode: 0, output: "agent-42" });
+});

@@ -18,6 +18,7 @@ pub mod input;
 pub mod output;
 pub mod redact;
 pub mod secret_prompt;
+pub mod turns;
 pub mod wait;
 
 pub use output::{command_output, MAX_COMMAND_OUTPUT_BYTES, MAX_COMMAND_OUTPUT_ROWS};

@@ -384,8 +384,10 @@ fn send(shared: &Shared, bytes: &[u8], agent: bool) {
         }
         let joined: Vec<u8>;
         let mut bytes = bytes;
-        if !agent {
-            inner.mcp.person_input();
+        if agent {
+            inner.mcp.typists.agent_typed(crate::dom::now_ms());
+        } else {
+            inner.mcp.person_input(bytes);
             match crate::webmcp::hold_person_input(&mut inner, bytes) {
                 crate::webmcp::Hold::Held => return,
                 crate::webmcp::Hold::Send => {}

@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use tokio::time::Instant;
-use wterm_core::agent::{next_command_id, secret_prompt};
+use wterm_core::agent::{next_command_id, secret_prompt, turns};
 
 use super::window::{Submitted, WindowState};
 use crate::ground::limits::{ECHO_WAIT_MS, LINE_RECHECK_MS, SUBMIT_POLL_MS, SUBMIT_START_WAIT_MS};
@@ -245,6 +245,17 @@ pub fn secret_gate(session: &Session, bytes: &[u8]) -> Result<(), Refusal> {
         Ok(())
     } else {
         Err(Refusal::SecretPrompt)
+    }
+}
+
+/// `Err(person_typing)` when agent input `bytes` submits a line while a person at a page holds
+/// the shell's command line ([`Session::person_holds_line`], wterm-core `agent::turns`, the
+/// page's rule too); nothing may be sent then.
+pub fn turn_gate(session: &Session, bytes: &[u8]) -> Result<(), Refusal> {
+    if turns::submits(bytes) && session.person_holds_line() {
+        Err(Refusal::PersonTyping)
+    } else {
+        Ok(())
     }
 }
 

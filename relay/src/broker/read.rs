@@ -457,6 +457,11 @@ pub struct ReadAnswer {
     /// (ext) That call, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_input: Option<LastInputFacts>,
+    /// (ext) With a wait: `true` when a person at a page typed (or ended a line) between the
+    /// call's start and its answer, so the text and a command's output may hold their echoed
+    /// keys; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typeahead: Option<bool>,
     /// (ext) With `wait_for_command`: the command waited for, with its output (bounded);
     /// `finished: false` when the wait ended first.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -509,12 +514,15 @@ pub struct Origin {
     /// When `wait_for_idle`'s quiet period may start at the earliest: set after an input
     /// operation's write, so output from before it never counts as the quiet after it.
     pub quiet_from: Option<Instant>,
+    /// [`Session::person_inputs`] when the call started: more at its answer is typeahead.
+    pub person_inputs: u64,
 }
 
 impl Origin {
     /// The origin of a call starting now on `session`.
     pub fn now(session: &Session, window: &WindowState) -> Origin {
         let sub = window.submitted().map(|s| s.next_command_id);
+        let person_inputs = session.person_inputs();
         session.inspect(|l| {
             let t = &*l.terminal;
             let from = NewOutput::at_cursor(t);
@@ -530,6 +538,7 @@ impl Origin {
                 submitted: sub
                     .filter(|n| *n >= next || t.running_command().is_some_and(|r| r.id == *n)),
                 quiet_from: None,
+                person_inputs,
             }
         })
     }
@@ -606,6 +615,7 @@ pub async fn read_after(
     let origin = Origin {
         from: before.from,
         quiet_from: Some(Instant::now()),
+        person_inputs: before.person_inputs,
         ..after
     };
     read_from(session, window, args, &origin, redactor, gate).await
@@ -858,6 +868,9 @@ pub async fn read_from(
         }
     }
     a.redacted = Redacted::of(report);
+    if args.wait.is_some() && session.person_inputs() > origin.person_inputs {
+        a.typeahead = Some(true);
+    }
     Ok(a)
 }
 
@@ -918,6 +931,7 @@ fn answer(
         secret_prompt: snap.secret_prompt,
         input_seq: window.input().seq(),
         last_input: window.input().last().map(LastInputFacts::from),
+        typeahead: None,
         command: None,
         redacted: None,
         permit: None,

@@ -103,6 +103,10 @@ pub enum Refusal {
     /// has canonical mode on and echo off: a password prompt), which only a person types;
     /// nothing was sent (`wterm_core::agent::secret_prompt`). Ctrl-C alone passes.
     SecretPrompt,
+    /// `409 person_typing` (ext): an agent input that submits a line (Enter) while a person at
+    /// an attached page is typing: a key within `PERSON_TYPING_MS`, or their half-typed
+    /// command line on the prompt; nothing was sent (`wterm_core::agent::turns`).
+    PersonTyping,
     /// `408 request_timeout` (ext): the request body did not arrive whole within
     /// [`crate::ground::limits::BODY_READ_TIMEOUT`]; nothing was done and the connection is
     /// closed.
@@ -112,6 +116,10 @@ pub enum Refusal {
 /// [`Refusal::SecretPrompt`]'s detail: the core's, naming this surface's key tool and switch.
 static SECRET_PROMPT_DETAIL: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| wterm_core::agent::secret_prompt::detail("send_keys"));
+
+/// [`Refusal::PersonTyping`]'s detail: the core's, naming this surface's read tool.
+static PERSON_TYPING_DETAIL: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| wterm_core::agent::turns::detail("read_screen", "send_keys"));
 
 impl Refusal {
     /// The HTTP status.
@@ -125,7 +133,8 @@ impl Refusal {
             BadOrigin | McpDisabled | AdminRequired | ReadOnly | LaunchDisabled
             | TerminalsDisabled => StatusCode::FORBIDDEN,
             UnknownSession | UnknownOrOff => StatusCode::NOT_FOUND,
-            TokenEnvPinned | NoShellIntegration | NotAtPrompt | LineNotEmpty | SecretPrompt => {
+            TokenEnvPinned | NoShellIntegration | NotAtPrompt | LineNotEmpty | SecretPrompt
+            | PersonTyping => {
                 StatusCode::CONFLICT
             }
             TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -177,6 +186,7 @@ impl Refusal {
             NotAtPrompt => "not_at_prompt",
             LineNotEmpty => "line_not_empty",
             SecretPrompt => wterm_core::agent::secret_prompt::CODE,
+            PersonTyping => wterm_core::agent::turns::CODE,
             RequestTimeout => "request_timeout",
         }
     }
@@ -230,6 +240,7 @@ impl Refusal {
                  finish",
             ),
             SecretPrompt => Some(&SECRET_PROMPT_DETAIL),
+            PersonTyping => Some(&PERSON_TYPING_DETAIL),
             _ => None,
         }
     }
@@ -275,6 +286,7 @@ impl Refusal {
             NotAtPrompt => "nothing was sent; a person may be using the program, so look at the screen (read_screen) before typing into it",
             RequestTimeout => "the request's body arrived too slowly and nothing was done; retry over a faster link",
             SecretPrompt => "the terminal is asking for a password or other secret, which only a person may type; nothing was sent: tell your user to type it at the terminal, or cancel the prompt with send_keys [\"C-c\"]",
+            PersonTyping => "a person is typing at this terminal and the line is theirs; nothing was sent: wait until they finish (read_screen), or ask your user",
             LineNotEmpty => "someone has typed on the terminal's command line and nothing was sent; look at the screen, then clear the line or wait",
         }
     }
@@ -283,7 +295,7 @@ impl Refusal {
     const _FIRST_PROMPT_WAIT: () = assert!(crate::ground::limits::FIRST_PROMPT_WAIT_MS == 10_000);
 
     /// Every refusal, with empty details (to find one by its wire code).
-    fn all() -> [Refusal; 37] {
+    fn all() -> [Refusal; 38] {
         use Refusal::*;
         let s = String::new;
         [
@@ -323,6 +335,7 @@ impl Refusal {
             NotAtPrompt,
             LineNotEmpty,
             SecretPrompt,
+            PersonTyping,
             RequestTimeout,
         ]
     }

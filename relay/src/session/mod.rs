@@ -35,6 +35,7 @@ use portable_pty::ChildKiller;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
+use wterm_core::agent::turns::{PersonKeys, Typists};
 use wterm_core::{Size, Terminal, View, RESYNC_PREFIX};
 
 use crate::ground::limits::{
@@ -216,6 +217,11 @@ pub fn epoch_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// Milliseconds from `origin` to now, the clock of [`Typists`].
+fn ms_since(origin: Instant) -> f64 {
+    origin.elapsed().as_secs_f64() * 1000.0
+}
+
 /// The output side, behind [`Session::out`]: who gets output, and what the emulator still has
 /// to be fed. Lock order: [`Session::screen`] first, then this.
 struct Output {
@@ -225,6 +231,13 @@ struct Output {
     last_output: Instant,
     /// When input was last queued for the program, if ever.
     last_input: Option<Instant>,
+    /// Who last typed and when, in milliseconds since `started` (a page's input counts as the
+    /// person's: [`wterm_core::agent::turns`]).
+    typists: Typists,
+    /// The person's input chunks that typed or ended a line (not terminal replies), counted.
+    person_inputs: u64,
+    /// When the session started: the origin of `typists`' clock.
+    started: Instant,
     /// Oldest first.
     unfed: VecDeque<Unfed>,
     /// Bytes sent to the pages and not yet fed: those in `unfed` and those a feed has taken
@@ -474,6 +487,9 @@ impl Session {
                 exit: None,
                 last_output: Instant::now(),
                 last_input: None,
+                typists: Typists::default(),
+                person_inputs: 0,
+                started: Instant::now(),
                 unfed: VecDeque::new(),
                 unfed_bytes: 0,
                 feeding: false,
@@ -609,13 +625,48 @@ impl Session {
 
     /// Queues `bytes` for the program (written in order by the PTY's writer thread). Waits
     /// while the input queue is full; false once the process has gone.
+    /// An agent's input: noted as such for turn-taking ([`Session::person_holds_line`]).
     pub async fn write(&self, bytes: Bytes) -> bool {
-        self.write_from(bytes, None).await
+        {
+            let mut out = self.out.lock();
+            let now = ms_since(out.started);
+            out.typists.agent_typed(now);
+        }
+        self.queue_input(bytes, None).await
     }
 
-    /// [`Session::write`] for a page that numbers its input: `from` says where `bytes` start,
-    /// and what of them reached the program already is skipped ([`ledger`]).
+    /// A page's input (the person's, as far as the relay can tell), [`Session::write`]
+    /// otherwise: `from` says where `bytes` start in the page's numbering, and what of them
+    /// reached the program already is skipped ([`ledger`]).
     pub async fn write_from(&self, bytes: Bytes, from: Option<ledger::InputFrom>) -> bool {
+        {
+            let mut out = self.out.lock();
+            let now = ms_since(out.started);
+            out.typists.person_typed(&bytes, now);
+            if PersonKeys::of(&bytes) != PersonKeys::Neither {
+                out.person_inputs += 1;
+            }
+        }
+        self.queue_input(bytes, from).await
+    }
+
+    /// Whether a person at a page holds the shell's command line now, so an agent's Enter
+    /// would join their line ([`Typists::person_holds`]: a key of theirs within
+    /// `PERSON_TYPING_MS`, or their half-typed command line on the prompt).
+    pub fn person_holds_line(&self) -> bool {
+        let line = self.inspect(|l| l.terminal.command_line_typed());
+        let out = self.out.lock();
+        out.typists.person_holds(line, ms_since(out.started))
+    }
+
+    /// How many chunks of input pages have sent that typed or ended a line (terminal replies
+    /// and cursor keys not counted): more at a call's end than at its start is the person's
+    /// typeahead during it.
+    pub fn person_inputs(&self) -> u64 {
+        self.out.lock().person_inputs
+    }
+
+    async fn queue_input(&self, bytes: Bytes, from: Option<ledger::InputFrom>) -> bool {
         self.out.lock().last_input = Some(Instant::now());
         let epoch = self.flush_epoch.load(Ordering::Acquire);
         self.traffic.queued.fetch_add(1, Ordering::AcqRel);

@@ -21,4 +21,5 @@ mod secrets;
 mod shell_integration;
 mod support;
 mod tls;
+mod turns;
 mod ws;

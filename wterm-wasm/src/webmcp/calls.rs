@@ -171,6 +171,9 @@ pub(crate) struct Calls {
     /// Chunks of the person's input sent to the program so far (keyboard, paste, IME, touch,
     /// mouse reports, `input()`): a wait that sees it grow answers `typeahead: true`.
     pub(crate) person_inputs: u64,
+    /// Who last typed and when (spec "Turn-taking": an agent's Enter onto the person's line is
+    /// refused).
+    pub(crate) typists: wterm_core::agent::turns::Typists,
     /// When output last arrived while a wait was in progress (`performance.now()` ms).
     pub(crate) last_output: f64,
     /// Enter reached the program while no command ran: `Some(newest record id then)`; the
@@ -214,6 +217,7 @@ impl Calls {
             secret: Default::default(),
             held: Vec::new(),
             person_inputs: 0,
+            typists: Default::default(),
             last_output: f64::MIN,
             submitted: None,
             check_due: false,
@@ -223,9 +227,10 @@ impl Calls {
         }
     }
 
-    /// The person's input is going to the program.
-    pub(crate) fn person_input(&mut self) {
+    /// The person's input `bytes` is going to the program.
+    pub(crate) fn person_input(&mut self, bytes: &[u8]) {
         self.person_inputs += 1;
+        self.typists.person_typed(bytes, crate::dom::now_ms());
     }
 
     /// A new call id, unique within this terminal.

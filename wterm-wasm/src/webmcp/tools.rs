@@ -698,7 +698,9 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
         // A submit's Enter counts: text alone to a secret prompt is refused too.
         let inner = t.term.try_borrow().map_err(|_| busy(&t))?;
         let enter: &[u8] = if a.submit { b"\r" } else { b"" };
-        secret_prompt::gate(&inner, &[encoded.as_slice(), enter].concat())?;
+        let all = [encoded.as_slice(), enter].concat();
+        secret_prompt::gate(&inner, &all)?;
+        super::turns::gate(&inner, &all)?;
     }
     send_agent_input(&t.term, &encoded);
 
@@ -910,6 +912,7 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
         let modes = inner.term.modes();
         let all: Vec<u8> = a.keys.iter().flat_map(|c| encode(*c, &modes)).collect();
         secret_prompt::gate(&inner, &all)?;
+        super::turns::gate(&inner, &all)?;
         inner.mcp.person_inputs
     };
     // Numbered with the first byte, before it is sent, so the state counts every key that went

@@ -11,6 +11,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::calls::{run_queued_soon, Calls, Settle};
+use super::tools::Tool;
+use wterm_core::agent::turns;
 use crate::limits::PERSON_HOLD_MAX_BYTES;
 use crate::term::{Inner, Shared};
 
@@ -51,6 +53,17 @@ pub(crate) fn hold_person_input(inner: &mut Inner, bytes: &[u8]) -> Hold {
     let held = std::mem::take(&mut mcp.held);
     run_queued_soon(inner);
     Hold::SendAfter { held, settles }
+}
+
+/// `Err(message)` when agent input `bytes` submits a line while the person is typing one
+/// (wterm-core `agent::turns`, the relay's rule too); the message names the code and what to do.
+pub(crate) fn gate(inner: &Inner, bytes: &[u8]) -> Result<(), String> {
+    let line = inner.term.command_line_typed();
+    if !turns::submits(bytes) || !inner.mcp.typists.person_holds(line, crate::dom::now_ms()) {
+        return Ok(());
+    }
+    let (read, keys) = (Tool::Read.name(), Tool::Press.name());
+    Err(format!("{}: {}", turns::CODE, turns::detail(read, keys)))
 }
 
 /// Answers the calls whose Enter the person's Ctrl+C cancelled.

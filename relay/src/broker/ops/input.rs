@@ -79,7 +79,8 @@ impl Operation for Input {
     /// `data` verbatim to the program, in order with the lines it submits (`ordered`) →
     /// `{ok: true, seq, bytes}`; with a wait, then the read's answer (as `/mcp/read`, counting
     /// from before the write) with `seq` and `bytes`. Refused with `secret_prompt` (nothing
-    /// sent) at a secret prompt; a prompt that a line of `data` brought up stops the rest,
+    /// sent) at a secret prompt, `person_typing` when `data` holds Enter while a person types a
+    /// line at a page; a prompt that a line of `data` brought up stops the rest,
     /// answered with `stopped: "secret_prompt"` and the `bytes` sent.
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
@@ -88,6 +89,7 @@ impl Operation for Input {
             read::check_command_wait(session, args).await?;
         }
         ordered::secret_gate(session, &self.data)?;
+        ordered::turn_gate(session, &self.data)?;
         let before = Origin::now(session, state);
         let written =
             ordered::write_numbered(session, state, self.data, Some(Self::SPEC.tool)).await;

@@ -142,6 +142,7 @@ impl Operation for Keys {
                 .collect::<Vec<u8>>()
         });
         ordered::secret_gate(session, &all)?;
+        ordered::turn_gate(session, &all)?;
         if delay.is_zero() {
             let n = all.len();
             let w =

@@ -112,8 +112,8 @@ impl Operation for RunCommand {
 
     /// → `{ok, id, command_id, command, exit_code, cwd, duration_ms, finished, timed_out,
     /// output, output_tail?, rows, rows_left_out?, rows_lost?, exited?, shell}`; refused with
-    /// `no_shell_integration`, `secret_prompt`, `not_at_prompt` or `line_not_empty` (nothing
-    /// sent). A command that asks for a secret ends the wait at once, `secret_prompt: true`.
+    /// `no_shell_integration`, `secret_prompt`, `not_at_prompt`, `person_typing` or
+    /// `line_not_empty` (nothing sent). A command that asks for a secret ends the wait at once, `secret_prompt: true`.
     async fn run(self, cx: &Cx<'_>) -> Result<Value, Refusal> {
         let session = &cx.window()?.session;
         let state = WindowState::of(session).ok_or_else(unknown_or_off)?;
@@ -131,6 +131,8 @@ impl Operation for RunCommand {
         let Some(at) = ordered::at_prompt(session) else {
             return Err(Refusal::NotAtPrompt);
         };
+        // Before `line_not_empty`: a person's half-typed line is theirs, and says more.
+        ordered::turn_gate(session, b"\r")?;
         if typed == Some(true) {
             return Err(Refusal::LineNotEmpty);
         }
@@ -148,6 +150,7 @@ impl Operation for RunCommand {
             command: id,
             submitted: id,
             quiet_from: None,
+            person_inputs: start.person_inputs,
         };
         let args = ReadArgs {
             wait: Some(Wait::Command),
@@ -193,6 +196,9 @@ impl Operation for RunCommand {
             out["exited"] = json!(true);
         }
         out["shell"] = json!(answer.shell);
+        if let Some(t) = answer.typeahead {
+            out["typeahead"] = json!(t);
+        }
         if let Some(r) = Redacted::of(redacted) {
             out["redacted"] = json!(r);
         }
