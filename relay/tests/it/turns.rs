@@ -56,14 +56,15 @@ async fn every_submit_refused(mcp: &Mcp, id: u64) {
 async fn an_agents_enter_onto_a_persons_line_is_refused_on_every_route() {
     let (relay, mcp, id) = ready().await;
     let mut page = relay.attach(Some(id)).await;
-    // The person begins a line at the page; at once (their echo may not be back yet) every
-    // agent submit is refused.
+    // The person begins a line at the page; once the relay has it (its echo is on the
+    // screen), every agent submit is refused. (An agent's call that reaches the relay before
+    // the person's keys goes first, and their keys land after its line.)
     page.send_input(b"echo person-half").await;
+    mcp.wait_text(id, "echo person-half").await;
     every_submit_refused(&mcp, id).await;
 
     // Long after their last key, their half-typed line on the prompt still holds it. (The
     // wait is for the clock to pass the typing window, not for a state.)
-    mcp.wait_text(id, "echo person-half").await;
     let window = wterm_core::agent::turns::PERSON_TYPING_MS;
     tokio::time::sleep(Duration::from_millis(u64::from(window) + 200)).await;
     every_submit_refused(&mcp, id).await;
@@ -116,13 +117,13 @@ async fn keys_a_person_types_while_a_command_runs_mark_its_answer_typeahead() {
         tokio::spawn(async move {
             mcp.post(
                 "/mcp/run",
-                json!({"id": id, "command": "sleep 1; echo agent-$((6*7))", "timeout_ms": 15000}),
+                json!({"id": id, "command": "sleep 2; echo agent-$((6*7))", "timeout_ms": 15000}),
             )
             .await
         })
     };
     // Once the command runs, the person types (no Enter).
-    page.wait_output(b"sleep 1; echo", Duration::from_secs(10)).await;
+    page.wait_output(b"sleep 2; echo", Duration::from_secs(10)).await;
     page.send_input(b"person-typed").await;
     let r = run.await.unwrap();
     assert_eq!(r.status, 200, "{}", r.body);
