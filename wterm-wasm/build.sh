@@ -243,8 +243,9 @@ echo "full entry (wterm-wasm/full: the core plus search, plain-text links, the f
 # Secret prompts (setSecretPrompt, the gate in the typing tools, the notice) and turn-taking
 # (the person's keys held behind an agent's Enter, typeahead): 155.6 -> 158.5 KB. Budget 159 KB.
 # The first-prompt wait (a waitForCommand call on a fresh relay terminal waits for the shell's
-# first prompt instead of being refused): 158.6 -> 160.0 KB. Budget 161 KB.
-CORE_BUDGET_KB=161
+# first prompt instead of being refused): 158.6 -> 160.0 KB. Turn-taking's person_typing gate
+# 160.6, waitForRegex (the RegExp glue, its errors and schema text) 162.4. Budget 163 KB.
+CORE_BUDGET_KB=163
 echo "core package (wterm-wasm: wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
 if [ "$core" -gt $((CORE_BUDGET_KB * 1000)) ]; then
   echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure and justify a new budget here" >&2

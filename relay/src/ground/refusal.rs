@@ -134,9 +134,7 @@ impl Refusal {
             | TerminalsDisabled => StatusCode::FORBIDDEN,
             UnknownSession | UnknownOrOff => StatusCode::NOT_FOUND,
             TokenEnvPinned | NoShellIntegration | NotAtPrompt | LineNotEmpty | SecretPrompt
-            | PersonTyping => {
-                StatusCode::CONFLICT
-            }
+            | PersonTyping => StatusCode::CONFLICT,
             TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             TooManySessions | TooManyPendingLaunches | MemoryBudget(_) | ReadsBusy(_) => {
                 StatusCode::TOO_MANY_REQUESTS

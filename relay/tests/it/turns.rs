@@ -16,18 +16,33 @@ fn refused_as_person_typing(r: &HttpResponse) {
     let v = r.json();
     assert_eq!(v["error"], "person_typing", "{v}");
     let detail = v["detail"].as_str().unwrap();
-    assert!(detail.contains("nothing was sent") && detail.contains("read_screen"), "{v}");
+    assert!(
+        detail.contains("nothing was sent") && detail.contains("read_screen"),
+        "{v}"
+    );
 }
 
 /// Waits until the screen's last filled row is the bare prompt `$`.
 async fn until_empty_prompt(mcp: &Mcp, id: u64) {
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
-        let text = mcp.read(json!({"id": id})).await["text"].as_str().unwrap().to_owned();
-        if text.lines().rev().find(|l| !l.trim().is_empty()).map(str::trim_end) == Some("$") {
+        let text = mcp.read(json!({"id": id})).await["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        if text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(str::trim_end)
+            == Some("$")
+        {
             return;
         }
-        assert!(std::time::Instant::now() < deadline, "the line never emptied:\n{text}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the line never emptied:\n{text}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -89,7 +104,10 @@ async fn an_agents_enter_onto_a_persons_line_is_refused_on_every_route() {
     page.send_input(b"echo person-whole\r").await;
     mcp.wait_text(id, "person-whole\n").await;
     let r = mcp
-        .post("/mcp/run", json!({"id": id, "command": "true", "timeout_ms": 15000}))
+        .post(
+            "/mcp/run",
+            json!({"id": id, "command": "true", "timeout_ms": 15000}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
 }
@@ -102,7 +120,10 @@ async fn a_pages_terminal_replies_are_not_typing() {
     // with ESC, and no one typed it.
     page.send_input(b"\x1b[I").await;
     let r = mcp
-        .post("/mcp/run", json!({"id": id, "command": "echo ok-$((1+1))", "timeout_ms": 15000}))
+        .post(
+            "/mcp/run",
+            json!({"id": id, "command": "echo ok-$((1+1))", "timeout_ms": 15000}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()["output"], "ok-2", "{}", r.body);
@@ -123,7 +144,8 @@ async fn keys_a_person_types_while_a_command_runs_mark_its_answer_typeahead() {
         })
     };
     // Once the command runs, the person types (no Enter).
-    page.wait_output(b"sleep 2; echo", Duration::from_secs(10)).await;
+    page.wait_output(b"sleep 2; echo", Duration::from_secs(10))
+        .await;
     page.send_input(b"person-typed").await;
     let r = run.await.unwrap();
     assert_eq!(r.status, 200, "{}", r.body);
@@ -134,7 +156,10 @@ async fn keys_a_person_types_while_a_command_runs_mark_its_answer_typeahead() {
     page.send_input(b"\x15").await;
     until_empty_prompt(&mcp, id).await;
     let r = mcp
-        .post("/mcp/run", json!({"id": id, "command": "true", "timeout_ms": 15000}))
+        .post(
+            "/mcp/run",
+            json!({"id": id, "command": "true", "timeout_ms": 15000}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(r.json().get("typeahead").is_none(), "{}", r.body);

@@ -134,7 +134,10 @@ mod tests {
         t.person_typed(b"l", 1_000.0);
         assert!(t.person_holds(None, 2_000.0), "within the window");
         assert!(!t.person_holds(None, 3_000.0), "the window passed");
-        assert!(t.person_holds(Some(true), 9_000.0), "their text is on the line");
+        assert!(
+            t.person_holds(Some(true), 9_000.0),
+            "their text is on the line"
+        );
         assert!(!t.person_holds(Some(false), 9_000.0), "the line is empty");
         // A terminal reply changes nothing; their Ctrl-U ends it at once.
         t.person_typed(b"\x1b[I", 9_100.0);

@@ -12,9 +12,9 @@ use wasm_bindgen::JsCast;
 
 use super::calls::{run_queued_soon, Calls, Settle};
 use super::tools::Tool;
-use wterm_core::agent::turns;
 use crate::limits::PERSON_HOLD_MAX_BYTES;
 use crate::term::{Inner, Shared};
+use wterm_core::agent::turns;
 
 /// What happens to a chunk of the person's input.
 pub(crate) enum Hold {
