@@ -1,5 +1,5 @@
-// Command end → a waiting MCP call returning, through the relay (issue 17's figure for the MCP
-// surface): `send_input "sleep 0.05\n"`, then `read_screen {wait_for_command: true}` waits; the
+// Command end → a waiting MCP call returning, through the relay (the MCP surface's
+// figure): `send_input "sleep 0.05\n"`, then `read_screen {wait_for_command: true}` waits; the
 // latency is the client's clock when the answer arrives minus `ended_at_ms`, the relay's clock
 // when the command's end mark (OSC 133;D) arrived from the PTY (same machine, same clock).
 // Prints median and p99 of N samples (default 200), and the same for `run_command`.

@@ -172,82 +172,16 @@ for f in "$pkg"/snippets/*/*.js; do
   [ -f "$f" ] && full=$((full + $(gz "$f")))
 done
 echo "full entry (wterm-wasm/full: the core plus search, plain-text links, the find bar's loader, serialize; wasm+js) gzipped: $(kb "$full") KB"
-# Budget for the core package, in KB gzipped: 100 until mouse and focus reporting (about 2.5
-# KB with the focus and selection handling), the OSC 52 clipboard (1.1 KB) and the OSC 10/11/12
-# replies with the page's computed theme (1.3 KB), and Ctrl+Shift+C and input while the
-# terminal element has focus (0.6 KB). Then 116: main measured 110.4 KB once the command log
-# (wterm-core cmdlog, OSC 133/633) was merged, and the WebMCP commands (lastCommand,
-# waitForCommand with its bounded output, newOutputOnly, type_in_terminal's waits) add 4.9 KB:
-# 115.3 KB. Then 117: the "agent" event (WebMCP calls told to `addListener("agent")` /
-# `onAgent`, and `reportAgent` for the relay's MCP clients) measured +0.93 KB (116.12 → 117.05
-# KB with this machine's toolchain, where main's tree measured 116.1). Then 120.4: the tools on
-# the current WebMCP draft (issue 24: consequentialHint and its option, exposedTo with its
-# origin check, re-registration when they change, the fallback registration for providers that
-# refuse the hint, the input sequence with seq/bytes/inputSeq/lastInput and the queue of input
-# calls behind a pending Enter, longer descriptions) measured +3.29 KB (117.05 → 120.34 KB).
-# Then 120.6: the theme defaults on :where(:root) (+11 bytes) and the `pasteWithCtrlV` option
-# (+192 bytes) (issue 25). Then 124.4: left and right margins, reverse wraparound and the REP,
-# VPR and tab fixes in wterm-core (issue 18) measured 123.4 KB, and the exposedTo origin check
-# with its fallback +0.9 KB (124.3 KB). Then 133.0 (issue 22, touch, IME and screen readers):
-# +8.7 KB (124.3 -> 133.0 KB). By module, in bytes of wasm code after wasm-opt (from a build
-# with names kept): touch.rs (swipe, momentum, long-press word selection, handles) 9.1 KB,
-# a11y.rs (live region) 3.2 KB, ime.rs (composition preview) 0.4 KB, wterm-core words 0.4 KB;
-# the JS glue +0.6 KB gzipped. The key bar is outside the core (keybar.js, reported above).
-# Then reflow on resize (issue 18: the main screen
-# and history re-wrapped, positions and command-log rows carried) measured +4.6 KB gzipped on the
-# wasm (116.3 → 120.9 KB with this machine's toolchain, where main's tree measured 124.4 KB in all;
-# marking the packing helpers inline(never) saved nothing).
-# Then search, plain-text links and export (issue 22):
-# 142.8 KB measured; the same toolchain gives the tree before it 124.6 (wasm 116.6 + glue 8.0),
-# so +18.2 KB, over the issue's 140 KB: wasm +17.4, glue +0.7, the find bar's loader snippet
-# +0.2. Measured by building the wasm without each (gzipped): serialize (text, ANSI with the
-# snapshot's row writer, HTML) 5.1 KB; search's matching, state and highlights 4.6 KB; plain-text
-# links (URL scanning, hover, Ctrl+click) 1.8 KB; the remaining 5.9 KB is what they share (the
-# options, the five methods' exports, the Ctrl+Shift+F hook and the handle the find bar gets).
-# Ignoring case uses the browser's RegExp: the core's Unicode case tables cost 6.7 KB more. The
-# find bar itself is not in it (findbar.js, loaded on first use).
-# Then (issue 22, themes part): the `theme` option
-# and setTheme (four presets, custom colours checked field by field, applied as CSS variables;
-# OSC 10/11/12 answers from them), the "bell" and "progress" events, OSC 9;4 in wterm-core and
-# the Vite 7 dev-server fallback in the glue measured +3.16 KB (124.29 → 127.45 KB; wasm
-# 116.26 → 119.23, glue 8.03 → 8.22): about 0.2 KB of it the core's OSC 9;4, 1.6 KB checking a
-# custom theme. All of issue 22 and reflow merged measured 159.4 KB (159.7 with the search query limit): over the issue's 140 KB.
-# wterm-core at opt-level "z" would give 147.3 KB ("s": 155.9) but parse about 2.5x slower in
-# V8; the way down is to load the optional features' code apart from the core (not built yet).
-# Then (issue 22) the core entry left search, plain-text links, the find bar and serialize to
-# the full entry (wterm-wasm/full), as xterm.js leaves them to addons, and wasm-opt got
-# --low-memory-unused: the core measured 140.0 KB; key chord errors without Debug formatting
-# (core's string escaping left the wasm) 139.0 KB. Budget 140, the issue's; it is enforced: a
-# build over it fails.
-# Then (issue 23) the emulator's fast paths: CSI sequences of plain parameters read by `feed`
-# without vte (one dispatch for both), plain wide characters written in one step, the one-row
-# scroll without allocation: 139.7 -> 140.4 KB. Natively they cut the instructions per MiB of
-# the bench corpora by 28% (sgr), 19-27% (redraw), 13% (cjk), 7% (yes); the issue asks for
-# more such paths, so the budget is 141 KB, not a way to keep them out.
-# Then (issue 23, session 16) whole plain lines at the bottom of the screen written and
-# scrolled in one loop, a screenful or more of them sent to history straight from the bytes,
-# and CR LF in one call: 140.4 -> 142.6 KB, for 37% fewer instructions per byte on the `yes`
-# corpus natively (113.4 -> 71.2). A run loop for CJK text was measured (+0.4 KB for 2% on
-# cjk) and left out. Budget 143 KB.
-# Then one agent model for both surfaces (wterm_core::agent, keys::parse_key): 142.8 -> 144.6 KB.
-# The one key grammar (the relay's C-c/S-Tab/LF notation accepted on the page too, and one help
-# text in the schema and the errors) +1.2 KB; bounding a command answer's output to 20000 bytes
-# as the relay does (head and tail by byte search, no row list) +0.6 KB (a row-list version cost
-# 1.2). Budget 145 KB.
-# Then the redactor on every WebMCP answer (wterm_core::agent::redact: read_terminal's text, the
-# waits' predicate, command lines and output, redact option, `redacted` field) costs 11.0 KB
-# gzipped: 144.6 -> 155.6 KB. No tables in it (+1.5 KB of data, its kind names and messages);
-# it is code: the stable sort of its matches (`sort_by_key`, driftsort) 2.2 KB of it (an
-# insertion sort, the matches come nearly in order, measured 153.4 KB in all), wterm-core's
-# opt-level 2 about 1.7 KB (both trees at "z": +7.1 KB). Budget 156 KB.
-# Secret prompts (setSecretPrompt, the gate in the typing tools, the notice) and turn-taking
-# (the person's keys held behind an agent's Enter, typeahead): 155.6 -> 158.5 KB. Budget 159 KB.
-# The first-prompt wait (a waitForCommand call on a fresh relay terminal waits for the shell's
-# first prompt instead of being refused): 158.6 -> 160.0 KB. Turn-taking's person_typing gate
-# 160.6, waitForRegex (the RegExp glue, its errors and schema text) 162.4. Budget 163 KB.
+# Budget for the core package (wterm_wasm_bg.wasm + wterm_wasm.js, what `import "wterm-wasm"`
+# loads), in KB gzipped. It covers the emulator (wterm-core: parser, screen, reflow, command log,
+# agent model and redactor), the DOM renderer, keyboard, mouse, clipboard, touch, IME and screen
+# reader support, themes, and the WebMCP tools. The full entry's search, plain-text links, find
+# bar and serialize, the key bar and the framework bindings are outside it (reported above).
+# A build over it fails. Raise it only with a measurement of what the new code costs; its
+# history, with those measurements, is in CHANGELOG.md and this file's git log.
 CORE_BUDGET_KB=163
 echo "core package (wterm-wasm: wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
 if [ "$core" -gt $((CORE_BUDGET_KB * 1000)) ]; then
-  echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure and justify a new budget here" >&2
+  echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure the new code's cost, raise the budget here and record the figures in CHANGELOG.md" >&2
   exit 1
 fi

@@ -1,5 +1,5 @@
 // The agent bar under the terminal: what agents do in this terminal, and one click to decide
-// what they may do (issue 20).
+// what they may do.
 //
 // - The badge (a robot) flashes when an agent reads the terminal (blue, an eye) or types into it
 //   (orange, a keyboard), for both kinds of agents: the page's own WebMCP tools and MCP clients

@@ -34,7 +34,7 @@ async function startRelay() {
   const token = "flood-" + Math.random().toString(36).slice(2) + "xxxxxxxx";
   writeFileSync(join(home, ".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n");
   // --no-persist: the shells are the relay's children and end with it (holders, the relay's
-  // default since issue 19, would outlive a killed bench; relay-bench measures their cost).
+  // default, would outlive a killed bench; relay-bench measures their cost).
   const args = ["serve", "--port", "0", "--state-dir", join(home, "state"), "--no-persist"];
   if (PKG) args.push("--pkg-dir", PKG);
   const child = spawn(RELAY, args, {

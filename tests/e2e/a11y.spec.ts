@@ -137,7 +137,7 @@ test("axe-core: no serious or critical violation on the package's demo page (but
 // Known failure, kept so it is noticed when it starts passing: the demo prints the 16 ANSI
 // colors (black, red, blue, dim on the dark default background), under WCAG's 4.5:1. xterm.js
 // and VS Code have a `minimumContrastRatio` that adjusts such colors as they are drawn; wterm
-// has none yet (it belongs with the theme work of issue 22).
+// has none yet (it belongs with the themes).
 test("axe-core: the demo page's ANSI colors meet WCAG contrast (known failure: no minimum contrast ratio yet)", async ({ page }) => {
   test.fail();
   await demoPage(page);

@@ -1,4 +1,4 @@
-// People see, trust and steer what agents do in their terminals (issue 20), on the relay's page:
+// People see, trust and steer what agents do in their terminals, on the relay's page:
 // the agent badge flashes for an MCP client's writes (through the relay's {"type":"agent"}
 // frame) and for the page's own WebMCP reads; the one-click switch under the terminal takes
 // both kinds of agents' typing away and gives it back; the settings panel copies ready

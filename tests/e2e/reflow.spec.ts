@@ -1,4 +1,4 @@
-// Reflow on resize (issue 18): the real page on the real relay with real bash. A 200-character
+// Reflow on resize: the real page on the real relay with real bash. A 200-character
 // line printed at 80 columns reads whole again after the window narrows to 40 and widens back,
 // and the page's WebMCP read_terminal and the relay's /mcp/read give the same text each time
 // (both hold a wterm-core terminal and reflow it on the same resize).

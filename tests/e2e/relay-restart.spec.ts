@@ -1,4 +1,4 @@
-// Sessions that outlive the relay (the relay's default since issue 19; no flag given here): the
+// Sessions that outlive the relay (the relay's default; no flag given here): the
 // relay restarts under a page (SIGTERM, then SIGKILL); the page re-attaches by itself to the same
 // shell, with its screen, and what was typed while the relay was down reaches the shell once,
 // also keys sent in the instant it died (numbered input, resent from where the holder stood).

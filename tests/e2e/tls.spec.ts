@@ -1,4 +1,4 @@
-// The page over https and its websocket over wss, from the relay's own TLS (issue 21), with a
+// The page over https and its websocket over wss, from the relay's own TLS, with a
 // certificate from a throwaway CA made for the test. Chromium is told to accept it
 // (ignoreHTTPSErrors): the CA is not in its store.
 import { test, expect } from "@playwright/test";

@@ -1,4 +1,4 @@
-// The page's tools as agent hosts on the current WebMCP draft see them (issue 24): the
+// The page's tools as agent hosts on the current WebMCP draft see them: the
 // consequential hint on the typing tools and the option that turns it off, `exposedTo` for
 // pages that embed a terminal across origins, descriptions whose first 160 bytes say what the
 // tool does, the input sequence that tells an agent whether a call it lost track of typed

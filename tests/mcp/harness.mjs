@@ -19,7 +19,7 @@ export async function startRelay({ knobs = { enabled: true, default_mode: "readw
   const token = "page-" + rand();
   const mcpToken = "mcp-" + rand();
   writeFileSync(join(home, ".bashrc"), "PS1='$ '\nunset PROMPT_COMMAND\n");
-  // Sessions held past the relay (its default, issue 19) only for a test that asks with
+  // Sessions held past the relay (its default) only for a test that asks with
   // --persist; its held sessions are then ended when it stops the relay.
   const held = args.includes("--persist");
   const persistence = held || args.includes("--no-persist") ? [] : ["--no-persist"];

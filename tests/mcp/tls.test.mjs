@@ -1,4 +1,4 @@
-// The relay over TLS (issue 21) with the official MCP TypeScript SDK: the streamable HTTP
+// The relay over TLS with the official MCP TypeScript SDK: the streamable HTTP
 // transport over https, and `wterm-relay mcp --ca-cert` (stdio) reaching the relay over https.
 // The certificate comes from a throwaway CA made for the test (scripts/make-test-cert.sh).
 // Node trusts extra CAs only from NODE_EXTRA_CA_CERTS at start, so the client half runs in a

@@ -20,7 +20,7 @@ pub(crate) const STYLE_ID: &str = "wterm-style";
 /// first terminal starts, after the app's CSS): one on `.wterm`, on the host element or any
 /// ancestor (inherited), or on `:root`. A cascade layer was the other way; it would also let
 /// every unlayered rule of the app (`a { color }`, resets) beat the layout rules below, which
-/// keep their class specificity because the grid's alignment depends on them (issue 25).
+/// keep their class specificity because the grid's alignment depends on them.
 ///
 /// Layout: the viewport scrolls over `history + rows` rows; the screen inside it is
 /// `position: sticky`, so it always covers the visible area and the renderer draws the rows of

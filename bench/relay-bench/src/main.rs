@@ -56,8 +56,8 @@ struct Args {
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     samples: u32,
     /// An extra argument for `wterm-relay serve` (repeatable), such as `--no-persist` (shells
-    /// as the relay's children) or `--persist`. With session holders (the relay's default
-    /// since issue 19), the relay's CPU time includes its holders' (`wterm-relay hold`), and
+    /// as the relay's children) or `--persist`. With session holders (the relay's default),
+    /// the relay's CPU time includes its holders' (`wterm-relay hold`), and
     /// they are ended with the relay.
     #[arg(long = "relay-arg", value_name = "ARG", allow_hyphen_values = true)]
     relay_args: Vec<String>,

@@ -86,7 +86,7 @@ async fn start_relay(bin: &PathBuf) -> Relay {
         .args(["--port", "0", "--state-dir"])
         .arg(dir.join("state"))
         // The relay's own connection handling is measured here; sessions are its children
-        // (not held past it, the default since issue 19) so a killed bench leaves no shells.
+        // (not held past it, the default) so a killed bench leaves no shells.
         .arg("--no-persist")
         .env("HOME", &home)
         .env("SHELL", "/bin/bash")

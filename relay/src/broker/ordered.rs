@@ -1,5 +1,5 @@
 //! Ordered input: keys or text sent while a command line submitted before them has not yet
-//! started reach the program the caller meant (issue 17).
+//! started reach the program the caller meant.
 //!
 //! The race it closes: `send_input "yes\n"` then at once `send_keys ["C-c"]`. The Ctrl-C may
 //! reach the PTY while the shell is still reading the line: the terminal driver turns it into

@@ -1,4 +1,4 @@
-//! The bound on large reads (issue 21): `/mcp/read` answers of many cells (a 10000-row
+//! The bound on large reads: `/mcp/read` answers of many cells (a 10000-row
 //! scrollback view, a 1000x1000 screen) share [`READ_CELLS_IN_FLIGHT`], so twenty at once do
 //! not hold twenty answers. A read takes its cells before it starts (its wait included: a
 //! waiting read holds its frame) and gives them back when its answer has been serialised.

@@ -1,4 +1,4 @@
-//! What a window's shell reported about its commands (issue 17): the `shell` object of
+//! What a window's shell reported about its commands: the `shell` object of
 //! `/mcp/terminals` rows and `/mcp/read` answers, from the session's emulator (its command log,
 //! OSC 133/633) and whether the relay injected shell integration into the session's program.
 //!

@@ -99,8 +99,8 @@ pub struct ServeArgs {
     /// default; a configuration file can say `persist = false`).
     #[arg(long, conflicts_with = "no_persist")]
     pub persist: bool,
-    /// Sessions are children of the relay and end with it (SIGHUP at shutdown), as before
-    /// issue 19; a configuration file can say `persist = false` for the same.
+    /// Sessions are children of the relay and end with it (SIGHUP at shutdown); a configuration
+    /// file can say `persist = false` for the same.
     #[arg(long)]
     pub no_persist: bool,
 }
@@ -160,7 +160,7 @@ pub struct Config {
 }
 
 /// Whether sessions outlive the relay when neither a flag nor the configuration file says
-/// (issue 19: shells survive a restart or an upgrade of the relay, as tmux's do).
+/// (shells survive a restart or an upgrade of the relay, as tmux's do).
 pub const PERSIST_BY_DEFAULT: bool = true;
 
 /// Why the configuration could not be resolved; says what was wrong and what is accepted.
@@ -702,7 +702,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
         let resolve = |a: ServeArgs| Config::resolve_with(a, |_| None).unwrap().persist;
-        assert!(resolve(args(&state)), "held by default (issue 19)");
+        assert!(resolve(args(&state)), "held by default");
         let mut off = args(&state);
         off.no_persist = true;
         assert!(!resolve(off));

@@ -45,7 +45,7 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-e
 
 /// `Origin-Agent-Cluster: ?1` on the page and its package: the WebMCP draft lets a document
 /// register tools only when its agent cluster is origin-keyed; Chromium keys by default, other
-/// engines need this header (issue 24).
+/// engines need this header.
 pub const ORIGIN_AGENT_CLUSTER: &str = "?1";
 
 /// `Strict-Transport-Security` with `--hsts` (TLS only): one year, this host only.

@@ -1,5 +1,5 @@
-//! [`MemoryBudget`]: the memory the sessions' terminals may hold together (`--memory-budget-mib`,
-//! issue 21). Each session reserves [`cost`] of its size when it starts and on each resize that
+//! [`MemoryBudget`]: the memory the sessions' terminals may hold together (`--memory-budget-mib`).
+//! Each session reserves [`cost`] of its size when it starts and on each resize that
 //! grows it, and gives it back when it shrinks or ends; a start or a resize that would pass the
 //! budget is refused, and nothing of it is applied.
 

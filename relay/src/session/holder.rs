@@ -1,7 +1,7 @@
 //! Session holders: a session's PTY and program in a small process of the relay's own binary
 //! (`wterm-relay hold`, started in a session of its own with `setsid`), so the program outlives
-//! the relay: a SIGTERM, a SIGKILL or an upgrade of the relay (issue 19,
-//! `docs/persistent-sessions.md`). tmux's server and dtach hold their programs the same way.
+//! the relay: a SIGTERM, a SIGKILL or an upgrade of the relay
+//! (`docs/persistent-sessions.md`). tmux's server and dtach hold their programs the same way.
 //!
 //! - One holder per session, one Unix socket per holder: `STATE_DIR/holders/N.sock` (directory
 //!   0700, socket 0600); the relay checks the peer's uid with `SO_PEERCRED` and refuses (and

@@ -1,4 +1,4 @@
-//! Agents seen and stopped by a person (issue 20): the `{"type":"agent"}` frame that tells a
+//! Agents seen and stopped by a person: the `{"type":"agent"}` frame that tells a
 //! window's pages an MCP client read or wrote it, its rate limit for reads, and what calls in
 //! flight do when the person takes the window back (`/session/mcp` mode change).
 

@@ -1,4 +1,4 @@
-//! The memory budget of the sessions' terminals (issue 21, `--memory-budget-mib`): a new
+//! The memory budget of the sessions' terminals (`--memory-budget-mib`): a new
 //! session or a resize past it is refused with the figures, nothing half-made; the figure is on
 //! `/info` and `/mcp/info`.
 

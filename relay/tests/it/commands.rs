@@ -1,4 +1,4 @@
-//! Agents know when a command ends, how it ended and what it printed (issue 17), through the
+//! Agents know when a command ends, how it ended and what it printed, through the
 //! broker routes, with real bash and the relay's injected shell integration: `/mcp/run`,
 //! `wait_for_command`, `new_output`, the `shell` facts, and ordered input.
 

@@ -1,4 +1,4 @@
-//! Sessions that outlive the relay (issue 19): each session's program runs in a holder process
+//! Sessions that outlive the relay: each session's program runs in a holder process
 //! (`wterm-relay hold`), and a relay started on the same state directory takes the sessions
 //! over with their ids, screens, history, modes, title, cwd and window settings. Real relays,
 //! real bash and vim on real PTYs.
@@ -70,8 +70,7 @@ fn cmdline(pid: i32) -> String {
         .unwrap_or_default()
 }
 
-/// A relay on `state` with the default: sessions held (no `--persist` needed since issue 19's
-/// default changed).
+/// A relay on `state` with the default: sessions held (no `--persist` needed).
 async fn start(state: &Path, extra: &[&str]) -> Relay {
     start_env(state, extra, &[]).await
 }
@@ -255,7 +254,7 @@ async fn a_foreign_or_dead_socket_is_removed_and_named_in_the_log() {
     );
 }
 
-/// The issue's scene: a page attached, `sleep 1000` in one session, vim in another, an MCP
+/// The scene held sessions are for: a page attached, `sleep 1000` in one session, vim in another, an MCP
 /// client holding a scoped window in `readwrite`; the relay restarts (SIGTERM, then SIGKILL):
 /// all three are there with the same ids and processes, vim's screen is intact and takes keys,
 /// the MCP client's next call works with the same window id, and the page's session is found
@@ -599,7 +598,7 @@ async fn wait_gone(pids: &[i32]) {
     }
 }
 
-/// Without any flag the relay holds its sessions (issue 19's default); `holders list` names
+/// Without any flag the relay holds its sessions (the default); `holders list` names
 /// each (holder, program, size, attached or not) and `holders kill` ends one through a running
 /// relay (which sees the session end), and one with no relay at all.
 #[tokio::test]

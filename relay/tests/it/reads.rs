@@ -1,4 +1,4 @@
-//! Large reads are bounded (issue 21): `/mcp/read` answers that count more than
+//! Large reads are bounded: `/mcp/read` answers that count more than
 //! `READ_FREE_CELLS` cells share `READ_CELLS_IN_FLIGHT`; past it a read queues, and one that
 //! cannot start within `READ_QUEUE_WAIT_MS` is refused with `429 reads_busy`, nothing read.
 //! Screen-sized reads never queue.

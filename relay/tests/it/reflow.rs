@@ -1,4 +1,4 @@
-//! Reflow on resize (issue 18) through the real relay, real bash and real vim: a page's
+//! Reflow on resize through the real relay, real bash and real vim: a page's
 //! `resize` re-wraps the session's main screen; the alternate screen is cut, and a full-screen
 //! program redraws it; a fresh page's snapshot rebuilds the reflowed screen.
 

@@ -227,7 +227,7 @@ async fn serves_the_page_and_the_wasm_package() {
     }
     assert_eq!(index.header("x-content-type-options"), Some("nosniff"));
     assert_eq!(index.header("referrer-policy"), Some("no-referrer"));
-    // WebMCP registers tools only in an origin-keyed agent cluster (issue 24).
+    // WebMCP registers tools only in an origin-keyed agent cluster.
     assert_eq!(index.header("origin-agent-cluster"), Some("?1"));
 
     let js = http(relay.port, "GET", "/app.js", &[], "").await;

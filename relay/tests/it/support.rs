@@ -35,7 +35,7 @@ pub struct Options {
     pub nofile: Option<u64>,
     /// The relay binary (default: the one cargo built for this test).
     pub bin: Option<PathBuf>,
-    /// Sessions in holder processes, the relay's default (issue 19). Off unless a test is
+    /// Sessions in holder processes, the relay's default. Off unless a test is
     /// about them: the relay then gets `--no-persist` (unless `args` says either), so a test
     /// that ends its relay leaves no shell behind.
     pub held: bool,

@@ -1,4 +1,4 @@
-//! TLS on the relay's own listener (issue 21): HTTPS and WSS with a certificate made in the
+//! TLS on the relay's own listener: HTTPS and WSS with a certificate made in the
 //! test (openssl), HSTS only when asked, and plain HTTP beyond loopback refused at start.
 
 use std::path::Path;

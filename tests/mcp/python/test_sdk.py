@@ -124,7 +124,7 @@ class Relay:
         self.url = None
         self.child = subprocess.Popen(
             # --no-persist: sessions end with this test's relay, never held past it (the
-            # relay's default holds them, issue 19).
+            # relay's default holds them).
             [str(BIN), "serve", "--port", "0", "--state-dir", str(self.home / "state"),
              "--no-persist"],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

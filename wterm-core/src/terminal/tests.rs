@@ -335,7 +335,7 @@ fn ris_resets_what_we_track_even_split_across_chunks() {
                 t.feed(b"cZ")
             }
         };
-        // xterm 379 keeps the title across RIS (the xterm oracle, issue 18).
+        // xterm 379 keeps the title across RIS (the xterm oracle).
         assert!(!fx.title_changed, "{split:?}");
         assert_eq!(
             (t.title(), t.cwd(), t.shell_integration()),

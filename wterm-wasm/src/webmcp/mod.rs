@@ -328,7 +328,7 @@ fn perform(actions: Vec<Action>) {
 /// Registers a tool. When the provider refuses a definition that carries `consequentialHint`
 /// (it throws, or its Promise rejects), the tool is registered once more without it, as an
 /// older draft defines it: an annotation a provider does not know must not cost the page its
-/// tools (issue 24). A refusal with `exposedTo` is retried without it first (see [`refused`]).
+/// tools. A refusal with `exposedTo` is retried without it first (see [`refused`]).
 /// Other refusals are console warnings.
 fn register(r: Register) {
     let mc: &ModelContext = r.provider.unchecked_ref();

@@ -5,7 +5,7 @@
 //!
 //!   cargo run --release -p core-feed --bin reflow [-- --runs 15]
 //!
-//! Target (issue 18): under 50 ms median each way for 10000 rows at 80 columns to 40 and back.
+//! Target: under 50 ms median each way for 10000 rows at 80 columns to 40 and back.
 
 use clap::Parser;
 use core_feed::{measure, median};

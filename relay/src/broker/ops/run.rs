@@ -1,5 +1,5 @@
 //! `POST /mcp/run` (ext), the `run_command` tool: types a command line at the shell's prompt
-//! and answers how it ended and what it printed, in one call (issue 17).
+//! and answers how it ended and what it printed, in one call.
 
 use std::time::Duration;
 
