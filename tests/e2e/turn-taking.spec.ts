@@ -85,7 +85,7 @@ test("an agent's Enter onto the person's half-typed line is refused on every too
       ["press_terminal_keys", { keys: ["Ctrl+J"] }],
     ] as const) {
       const r = await start(page, tool, args);
-      expect(r.error, `${tool} ${JSON.stringify(args)}: ${JSON.stringify(r)}`).toMatch(/^person_typing: .*nothing was sent/);
+      expect(r.error, `${tool} ${JSON.stringify(args)}: ${JSON.stringify(r)}`).toMatch(/^person_typing: .*nothing was sent: .*half-typed/);
     }
   };
   // At once, before the echo may be back.
@@ -98,6 +98,12 @@ test("an agent's Enter onto the person's half-typed line is refused on every too
   expect(await lastRow(page)).toBe("$ echo person-half");
   const state = (await start(page, "list_terminals", {})).terminals[0];
   expect(state.inputSeq ?? 0, "no agent input went out").toBe(0);
+  // The agent's other keys first (End, a space) do not make the line the agent's.
+  expect((await start(page, "press_terminal_keys", { keys: ["End"] })).error).toBeUndefined();
+  expect((await start(page, "press_terminal_keys", { keys: ["Enter"] })).error).toMatch(/^person_typing: /);
+  expect((await start(page, "type_in_terminal", { text: " " })).error).toBeUndefined();
+  expect((await start(page, "type_in_terminal", { text: "", submit: true })).error).toMatch(/^person_typing: /);
+  await expect.poll(() => lastRow(page)).toBe("$ echo person-half");
   // Keys without Enter go: the agent clears the line (its user agreed), then runs its command.
   const cleared = await start(page, "press_terminal_keys", { keys: ["Ctrl+U"] });
   expect(cleared.error).toBeUndefined();

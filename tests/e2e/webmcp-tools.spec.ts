@@ -87,9 +87,6 @@ test("four tools with their schemas, limits and annotations", async ({ page }) =
   const read = tools.read_terminal.inputSchema as any;
   expect(read.properties.lines).toMatchObject({ type: "integer", minimum: 1, maximum: 10000 });
   expect(read.properties.waitFor).toMatchObject({ type: "string", minLength: 1 });
-  for (const t of ["read_terminal", "type_in_terminal", "press_terminal_keys"]) {
-    expect((tools[t].inputSchema as any).properties.waitForRegex).toMatchObject({ type: "string", minLength: 1, maxLength: 4096 });
-  }
   expect(read.properties.waitForIdleMs).toMatchObject({ type: "integer", minimum: 1, maximum: 120000 });
   expect(read.properties.timeoutMs).toMatchObject({ type: "integer", minimum: 1, maximum: 120000, default: 10000 });
   expect(read.properties.terminal).toMatchObject({ type: "string", minLength: 1 });
@@ -435,7 +432,7 @@ test("every argument is checked and errors say what is accepted", async ({ page 
   expect(await err("read_terminal", { timeoutMs: 0 })).toBe("timeoutMs must be an integer 1..120000; got 0");
   expect(await err("read_terminal", { timeoutMs: 120001 })).toBe("timeoutMs must be an integer 1..120000; got 120001");
   expect(await err("read_terminal", { waitfor: "x" })).toBe(
-    'unknown argument "waitfor"; accepted: terminal, lines, waitFor, waitForRegex, waitForIdleMs, timeoutMs, waitForCommand, newOutputOnly',
+    'unknown argument "waitfor"; accepted: terminal, lines, waitFor, waitForIdleMs, timeoutMs, waitForCommand, newOutputOnly',
   );
   expect(await err("read_terminal", { waitForCommand: true, waitFor: "x" })).toMatch(/cannot be combined/);
   expect(await err("read_terminal", { newOutputOnly: "yes" })).toMatch(/^newOutputOnly must be a boolean.*got "yes"/);
@@ -897,36 +894,6 @@ test.describe("commands from a real bash through the relay", () => {
     await call(page, "type_in_terminal", { text: "y", submit: true });
     const done = await call(page, "read_terminal", { waitForCommand: true });
     expect(done.command).toMatchObject({ exitCode: 0, output: "Continue? y" });
-  });
-
-  test("waitForRegex waits for a pattern, as the relay's wait_for_regex; bad patterns say what is accepted", async ({ page }) => {
-    await openRelay(page);
-    // The bare prompt at the end of the screen (rows are read without trailing blanks),
-    // already there: answered at once.
-    const prompt = await call(page, "read_terminal", { waitForRegex: "\\$$", timeoutMs: 5000 });
-    expect(prompt.timedOut, JSON.stringify(prompt)).toBeUndefined();
-    // A line the command prints later; (?m) makes ^ and $ match at each row, (?i) ignores case.
-    const r = await call(page, "type_in_terminal", {
-      text: "sleep 0.3; echo Done-$((6*7))",
-      submit: true,
-      waitForRegex: "(?mi)^done-\\d+$",
-      timeoutMs: 10000,
-    });
-    expect(r.timedOut, JSON.stringify(r)).toBeUndefined();
-    expect(r.text).toMatch(/\nDone-42\n/);
-    // Not there: the wait times out with the current text.
-    const none = await call(page, "read_terminal", { waitForRegex: "never-\\d{3}", timeoutMs: 300 });
-    expect(none.timedOut).toBe(true);
-    for (const [args, message] of [
-      [{ waitForRegex: "(" }, /^waitForRegex is not a valid regular expression \(.+\): ECMAScript/],
-      [{ waitForRegex: "x", waitFor: "x" }, /waitFor and waitForRegex cannot be combined/],
-      [{ waitForRegex: "x".repeat(4097) }, /waitForRegex must be 1\.\.4096 bytes/],
-      [{ waitForRegex: 7 }, /waitForRegex must be a string/],
-      [{ waitForRegex: "x", waitForCommand: true }, /cannot be combined/],
-    ] as const) {
-      const bad = await call(page, "read_terminal", args);
-      expect(bad.error, JSON.stringify(args)).toMatch(message);
-    }
   });
 
   test("a secret a command prints is redacted in the waitForCommand answer", async ({ page }) => {

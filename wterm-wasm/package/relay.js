@@ -123,6 +123,9 @@ export function attachToRelay(term, options) {
     throw new TypeError(`session must be a session id (digits); got ${JSON.stringify(String(options.session))}`);
   }
 
+  // Until the relay's attach says whether it injected shell integration, a waitForCommand call
+  // waits for the shell's first prompt (the attach's word then settles it either way).
+  if (typeof term.setInjectedShell === "function") term.setInjectedShell(true);
   const encoder = new TextEncoder();
   let sessionId = options.session != null ? String(options.session) : null;
   let status = null;

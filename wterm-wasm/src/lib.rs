@@ -648,7 +648,8 @@ impl WTerm {
     }
 
     /// `setInjectedShell(injected)`: whether the relay injected its shell integration into this
-    /// terminal's shell (the relay client passes the attach's word). While the shell has not
+    /// terminal's shell (the relay client says `true` when it starts attaching, then passes the
+    /// attach's word). While the shell has not
     /// drawn its first prompt, a WebMCP call with `waitForCommand` then waits for it (at most
     /// `FIRST_PROMPT_WAIT_MS`, 10 s) instead of being refused for want of integration; `false`
     /// (the default) answers such calls at once. Spec `webmcp-tools.md`, "First prompt".

@@ -385,7 +385,7 @@ fn send(shared: &Shared, bytes: &[u8], agent: bool) {
         let joined: Vec<u8>;
         let mut bytes = bytes;
         if agent {
-            inner.mcp.typists.agent_typed(crate::dom::now_ms());
+            inner.mcp.typists.agent_typed(bytes);
         } else {
             inner.mcp.person_input(bytes);
             match crate::webmcp::hold_person_input(&mut inner, bytes) {

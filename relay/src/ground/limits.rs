@@ -195,9 +195,8 @@ pub const MAX_READ_LINES: usize = 10_000;
 /// contract is silent; one screenful of a tall terminal).
 pub const DEFAULT_READ_LINES: usize = 100;
 
-/// Longest `wait_for_regex` pattern, in bytes (the page's limit too); a longer one is `400
-/// bad_regex`.
-pub use wterm_core::agent::wait::MAX_REGEX_BYTES;
+/// Longest `wait_for_regex` pattern, in bytes; a longer one is `400 bad_regex`.
+pub const MAX_REGEX_BYTES: usize = 4096;
 
 /// Most memory one compiled `wait_for_regex` may take, in bytes (the regex crate's size limit);
 /// a pattern that needs more is `400 bad_regex`.

@@ -284,7 +284,7 @@ impl Refusal {
             NotAtPrompt => "nothing was sent; a person may be using the program, so look at the screen (read_screen) before typing into it",
             RequestTimeout => "the request's body arrived too slowly and nothing was done; retry over a faster link",
             SecretPrompt => "the terminal is asking for a password or other secret, which only a person may type; nothing was sent: tell your user to type it at the terminal, or cancel the prompt with send_keys [\"C-c\"]",
-            PersonTyping => "a person is typing at this terminal and the line is theirs; nothing was sent: wait until they finish (read_screen), or ask your user",
+            PersonTyping => wterm_core::agent::turns::MEANING,
             LineNotEmpty => "someone has typed on the terminal's command line and nothing was sent; look at the screen, then clear the line or wait",
         }
     }

@@ -35,7 +35,7 @@ use portable_pty::ChildKiller;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
-use wterm_core::agent::turns::{PersonKeys, Typists};
+use wterm_core::agent::turns::Typists;
 use wterm_core::{Size, Terminal, View, RESYNC_PREFIX};
 
 use crate::ground::limits::{
@@ -231,10 +231,10 @@ struct Output {
     last_output: Instant,
     /// When input was last queued for the program, if ever.
     last_input: Option<Instant>,
-    /// Who last typed and when, in milliseconds since `started` (a page's input counts as the
-    /// person's: [`wterm_core::agent::turns`]).
+    /// When the person last typed a line, in milliseconds since `started` (a page's input
+    /// counts as the person's: [`wterm_core::agent::turns`]).
     typists: Typists,
-    /// The person's input chunks that typed or ended a line (not terminal replies), counted.
+    /// The pages' input chunks, counted (for `typeahead`).
     person_inputs: u64,
     /// When the session started: the origin of `typists`' clock.
     started: Instant,
@@ -625,13 +625,9 @@ impl Session {
 
     /// Queues `bytes` for the program (written in order by the PTY's writer thread). Waits
     /// while the input queue is full; false once the process has gone.
-    /// An agent's input: noted as such for turn-taking ([`Session::person_holds_line`]).
+    /// An agent's input: its Ctrl-C or Ctrl-U ends the person's line ([`Session::person_holds_line`]).
     pub async fn write(&self, bytes: Bytes) -> bool {
-        {
-            let mut out = self.out.lock();
-            let now = ms_since(out.started);
-            out.typists.agent_typed(now);
-        }
+        self.out.lock().typists.agent_typed(&bytes);
         self.queue_input(bytes, None).await
     }
 
@@ -643,9 +639,8 @@ impl Session {
             let mut out = self.out.lock();
             let now = ms_since(out.started);
             out.typists.person_typed(&bytes, now);
-            if PersonKeys::of(&bytes) != PersonKeys::Neither {
-                out.person_inputs += 1;
-            }
+            // Any of it may echo into a running command's output (a cursor key as `^[[D`).
+            out.person_inputs += 1;
         }
         self.queue_input(bytes, from).await
     }
@@ -659,9 +654,8 @@ impl Session {
         out.typists.person_holds(line, ms_since(out.started))
     }
 
-    /// How many chunks of input pages have sent that typed or ended a line (terminal replies
-    /// and cursor keys not counted): more at a call's end than at its start is the person's
-    /// typeahead during it.
+    /// How many chunks of input pages have sent: more at a call's end than at its start is the
+    /// person's typeahead during it (a terminal's replies count too: they may echo as well).
     pub fn person_inputs(&self) -> u64 {
         self.out.lock().person_inputs
     }

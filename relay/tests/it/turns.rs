@@ -17,7 +17,7 @@ fn refused_as_person_typing(r: &HttpResponse) {
     assert_eq!(v["error"], "person_typing", "{v}");
     let detail = v["detail"].as_str().unwrap();
     assert!(
-        detail.contains("nothing was sent") && detail.contains("read_screen"),
+        detail.contains("half-typed") && detail.contains("read_screen"),
         "{v}"
     );
 }
@@ -83,6 +83,24 @@ async fn an_agents_enter_onto_a_persons_line_is_refused_on_every_route() {
     let window = wterm_core::agent::turns::PERSON_TYPING_MS;
     tokio::time::sleep(Duration::from_millis(u64::from(window) + 200)).await;
     every_submit_refused(&mcp, id).await;
+    // An agent's other keys first (End, a space) do not make the line the agent's: the Enter
+    // after them is still refused.
+    for first in [json!({"keys": ["C-e"]}), json!({"keys": ["End"]})] {
+        let mut call = first.clone();
+        call["id"] = json!(id);
+        let r = mcp.post("/mcp/keys", call).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        refused_as_person_typing(
+            &mcp.post("/mcp/keys", json!({"id": id, "keys": ["Enter"]}))
+                .await,
+        );
+    }
+    let r = mcp.post("/mcp/input", json!({"id": id, "data": " "})).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    refused_as_person_typing(
+        &mcp.post("/mcp/input", json!({"id": id, "data": "\r"}))
+            .await,
+    );
     // Nothing the agent sent reached the line.
     let screen = mcp.read(json!({"id": id})).await;
     let text = screen["text"].as_str().unwrap();

@@ -4,9 +4,10 @@
 //!
 //! The person is typing when their last keys left a line begun (text, not Enter, Ctrl-C or
 //! Ctrl-U; [`PersonKeys`]) and either came within [`PERSON_TYPING_MS`] (their echo may not be
-//! on the screen yet), or the shell's command line holds text and no agent typed since (their
-//! half-typed line). Keys that do not submit are never refused: an agent may still press
-//! Ctrl-C, clear a line or answer a full-screen program.
+//! on the screen yet), or the shell's command line holds text (their half-typed line). Their
+//! line stays theirs until it is ended or cleared (their Enter, or anyone's Ctrl-C or Ctrl-U):
+//! an agent's other keys (End, a space) do not make it the agent's. Keys that do not submit are
+//! never refused: an agent may still press Ctrl-C, clear a line or answer a full-screen program.
 //!
 //! Who counts as the person: on the page, its keyboard, paste, IME and touch input; on the
 //! relay, every page's input over the websocket (the relay cannot tell a page's own agent from
@@ -51,14 +52,13 @@ impl PersonKeys {
     }
 }
 
-/// Who last typed into a terminal and when, in the adapter's milliseconds (the page's
+/// When the person last typed a line, in the adapter's milliseconds (the page's
 /// `performance.now()`, the relay's monotonic clock as milliseconds).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Typists {
-    /// When the person's last keys left a line begun; `None` once keys of theirs ended it.
+    /// When the person's last keys left a line begun; `None` once the line was ended or
+    /// cleared.
     pub person: Option<f64>,
-    /// When an agent last typed (any agent tool, on either surface).
-    pub agent: Option<f64>,
 }
 
 impl Typists {
@@ -71,9 +71,12 @@ impl Typists {
         }
     }
 
-    /// Notes an agent's input at `now`.
-    pub fn agent_typed(&mut self, now: f64) {
-        self.agent = Some(now);
+    /// Notes an agent's `bytes`: a Ctrl-C or Ctrl-U (or an Enter, which is refused while the
+    /// person holds the line) ends the person's line; other keys leave it theirs.
+    pub fn agent_typed(&mut self, bytes: &[u8]) {
+        if PersonKeys::of(bytes) == PersonKeys::Ends {
+            self.person = None;
+        }
     }
 
     /// Whether the person holds the line at `now` (see the module's rule). `line_typed`:
@@ -84,19 +87,20 @@ impl Typists {
         let Some(person) = self.person else {
             return false;
         };
-        now - person < f64::from(PERSON_TYPING_MS)
-            || (line_typed == Some(true) && self.agent.is_none_or(|a| person > a))
+        now - person < f64::from(PERSON_TYPING_MS) || line_typed == Some(true)
     }
 }
 
-/// The refusal's detail: what is wrong and what to do, naming the surface's read tool and key
-/// tool.
+/// What the refusal means, the same words on both surfaces.
+pub const MEANING: &str =
+    "a person is typing a line at this terminal and the line is theirs; nothing was sent";
+
+/// The refusal's detail: why, and what to do, naming the surface's read tool and key tool.
 pub fn detail(read_tool: &str, keys_tool: &str) -> String {
     format!(
-        "a person is typing a line at this terminal (a key within the last {PERSON_TYPING_MS} \
-         ms, or their half-typed command line is on the prompt) and the line is theirs: nothing \
-         was sent. Wait for them to finish ({read_tool} shows the line) or ask your user; to \
-         take the line, clear it first ({keys_tool} with Ctrl+U) only if your user agrees. \
+        "they typed within the last {PERSON_TYPING_MS} ms, or their half-typed command line is \
+         on the prompt. Wait for them to finish ({read_tool} shows the line) or ask your user; \
+         to take the line, clear it first ({keys_tool} with Ctrl+U) only if your user agrees. \
          Input without Enter is still accepted"
     )
 }
@@ -144,9 +148,12 @@ mod tests {
         assert!(t.person_holds(Some(true), 9_200.0));
         t.person_typed(b"\x15", 9_300.0);
         assert!(!t.person_holds(Some(true), 9_310.0));
-        // The agent typed after the person: the text on the line is the agent's.
+        // An agent's End or space does not make the person's line the agent's; its Ctrl-U does.
         t.person_typed(b"x", 10_000.0);
-        t.agent_typed(12_000.0);
-        assert!(!t.person_holds(Some(true), 13_000.0));
+        t.agent_typed(b"\x1b[F");
+        t.agent_typed(b" ");
+        assert!(t.person_holds(Some(true), 13_000.0));
+        t.agent_typed(b"\x15");
+        assert!(!t.person_holds(Some(true), 13_100.0));
     }
 }

@@ -11,10 +11,6 @@
 /// read waits. (The broker routes' read waits stay at the broker contract's 15 s.)
 pub const MAX_WAIT_MS: u32 = 120_000;
 
-/// Longest regular expression a wait takes (the page's `waitForRegex`, the relay's
-/// `wait_for_regex`), in bytes of UTF-8; a longer one is refused.
-pub const MAX_REGEX_BYTES: usize = 4096;
-
 /// What a wait asks for, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WaitSpec {

@@ -4,66 +4,20 @@
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use wterm_core::agent::wait::MAX_REGEX_BYTES;
 use wterm_core::keys::{parse_key, Chord, KEYS_HELP};
-use wterm_core::{join_for_search, rows_contain, ErrorKind, TextRow};
+use wterm_core::ErrorKind;
 
 use crate::js::{describe, quote};
 use crate::limits::{
     DEFAULT_TIMEOUT_MS, MAX_IDLE_MS, MAX_KEYS, MAX_READ_LINES, MAX_TIMEOUT_MS, MAX_TYPE_BYTES,
 };
 
-/// What a `waitFor` or `waitForRegex` wait looks for in the rows read.
-#[derive(Clone)]
-pub(crate) enum Needle {
-    /// `waitFor`: this exact text.
-    Text(String),
-    /// `waitForRegex`: an ECMAScript regular expression (flag `u`).
-    Regex(js_sys::RegExp),
-}
-
-impl Needle {
-    /// Whether it is in `rows` joined for search (a soft wrap runs on into the next row;
-    /// wterm-core `join_for_search`, the relay's rule too).
-    pub(crate) fn found(&self, rows: &[TextRow]) -> bool {
-        match self {
-            Needle::Text(t) => rows_contain(rows, t),
-            Needle::Regex(re) => re.test(&join_for_search(rows)),
-        }
-    }
-}
-
-/// Compiles `waitForRegex`: a leading `(?flags)` of `i`, `m`, `s` (the relay's Rust syntax)
-/// becomes the RegExp's flags; `u` is always on. `Err`: what is wrong, in the engine's words.
-fn compile_regex(pattern: &str) -> Result<js_sys::RegExp, String> {
-    let (mut flags, body) = match pattern.strip_prefix("(?").and_then(|r| r.split_once(')')) {
-        Some((f, body)) if !f.is_empty() && f.chars().all(|c| "ims".contains(c)) => {
-            (f.to_owned(), body)
-        }
-        _ => (String::new(), pattern),
-    };
-    flags.push('u');
-    let ctor: js_sys::Function = Reflect::get(&js_sys::global(), &"RegExp".into())
-        .map_err(|_| "no RegExp here".to_owned())?
-        .unchecked_into();
-    let args = Array::of2(&body.into(), &flags.into());
-    match Reflect::construct(&ctor, &args) {
-        Ok(re) => Ok(re.unchecked_into()),
-        Err(e) => Err(e
-            .dyn_into::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_else(|_| "not a regular expression".to_owned())),
-    }
-}
-
 /// `read_terminal`'s arguments.
 pub(crate) struct ReadArgs {
     pub(crate) terminal: Option<String>,
     /// `None`: the visible screen.
     pub(crate) lines: Option<u32>,
-    /// `waitFor` or `waitForRegex`.
-    pub(crate) wait_for: Option<Needle>,
+    pub(crate) wait_for: Option<String>,
     pub(crate) idle_ms: Option<u32>,
     pub(crate) timeout_ms: u32,
     /// `waitForCommand`: wait until the running (or just submitted) command finished.
@@ -201,11 +155,10 @@ pub(crate) fn read(input: &JsValue) -> Result<ReadArgs, String> {
 
 /// The arguments `read_terminal` accepts; `type_in_terminal` accepts them too (but `terminal`
 /// once).
-const READ_KEYS: [&str; 8] = [
+const READ_KEYS: [&str; 7] = [
     "terminal",
     "lines",
     "waitFor",
-    "waitForRegex",
     "waitForIdleMs",
     "timeoutMs",
     "waitForCommand",
@@ -229,10 +182,10 @@ fn flag(i: &mut Input, key: &str, what: &str) -> bool {
 /// `lines`, `waitFor`, `waitForIdleMs`, `timeoutMs`, `waitForCommand`, `newOutputOnly`.
 fn wait_args(i: &mut Input) -> ReadArgs {
     let lines = i.int("lines", MAX_READ_LINES);
-    let text = match i.get("waitFor") {
+    let wait_for = match i.get("waitFor") {
         None => None,
         Some(v) => match v.as_string() {
-            Some(s) if !s.is_empty() => Some(Needle::Text(s)),
+            Some(s) if !s.is_empty() => Some(s),
             _ => {
                 i.errors.push(format!(
                     "waitFor must be a non-empty string, the text to wait for; got {}",
@@ -242,42 +195,6 @@ fn wait_args(i: &mut Input) -> ReadArgs {
             }
         },
     };
-    let regex = match i.get("waitForRegex") {
-        None => None,
-        Some(v) => match v.as_string() {
-            Some(s) if s.is_empty() || s.len() > MAX_REGEX_BYTES => {
-                i.errors.push(format!(
-                    "waitForRegex must be 1..{MAX_REGEX_BYTES} bytes of regular expression; got \
-                     {} bytes",
-                    s.len()
-                ));
-                None
-            }
-            Some(s) => match compile_regex(&s) {
-                Ok(re) => Some(Needle::Regex(re)),
-                Err(e) => {
-                    i.errors.push(format!(
-                        "waitForRegex is not a valid regular expression ({e}): ECMAScript \
-                         syntax with the u flag, an optional leading (?i), (?m) or (?s)"
-                    ));
-                    None
-                }
-            },
-            None => {
-                i.errors.push(format!(
-                    "waitForRegex must be a string, a regular expression; got {}",
-                    describe(&v)
-                ));
-                None
-            }
-        },
-    };
-    if text.is_some() && regex.is_some() {
-        i.errors.push(
-            "waitFor and waitForRegex cannot be combined: give the text or the pattern".to_string(),
-        );
-    }
-    let wait_for = text.or(regex);
     let idle_ms = i.int("waitForIdleMs", MAX_IDLE_MS);
     let timeout_ms = i
         .int("timeoutMs", MAX_TIMEOUT_MS)
@@ -290,15 +207,14 @@ fn wait_args(i: &mut Input) -> ReadArgs {
     );
     if wait_command && wait_for.is_some() {
         i.errors.push(
-            "waitForCommand and waitFor (or waitForRegex) cannot be combined: waitForCommand \
-             answers when the command finished, with its output; waitFor waits for text"
+            "waitForCommand and waitFor cannot be combined: waitForCommand answers when the \
+             command finished, with its output; waitFor waits for text"
                 .to_string(),
         );
     }
     if new_only && wait_for.is_none() {
         i.errors.push(
-            "newOutputOnly applies to waitFor or waitForRegex: give waitFor or \
-             waitForRegex too (or leave newOutputOnly out)"
+            "newOutputOnly applies to waitFor: give waitFor too (or leave newOutputOnly out)"
                 .to_string(),
         );
     }

@@ -53,7 +53,7 @@ impl Settle {
 /// What a wait waits for and how it answers.
 pub(crate) struct WaitCore {
     pub(crate) lines: Option<usize>,
-    pub(crate) wait_for: Option<super::args::Needle>,
+    pub(crate) wait_for: Option<String>,
     pub(crate) spec: WaitSpec,
     pub(crate) clock: WaitClock,
     /// `newOutputOnly`: where `wait_for` is looked for.
@@ -482,8 +482,7 @@ pub(crate) fn check(inner: &mut Inner, only: Option<u64>) {
 }
 
 /// Whether what a wait waits for (besides idle output) is there: its command finished or asks
-/// for a secret (a person must answer: `secretPrompt` in the answer), or its `waitFor` text (or
-/// `waitForRegex` match) is in the rows read (already redacted by the caller), or, with
+/// for a secret (a person must answer: `secretPrompt` in the answer), or its `waitFor` text is in the rows read (already redacted by the caller), or, with
 /// `newOutputOnly`, in the new rows as `red` redacts them: a wait sees what the agent reads.
 fn condition(
     term: &mut Terminal,
@@ -497,7 +496,7 @@ fn condition(
     }
     match (&w.wait_for, &w.new_from) {
         (Some(needle), Some(from)) => red.rows_contain(from.rows(term, 0), needle),
-        (Some(needle), None) => needle.found(rows),
+        (Some(needle), None) => wterm_core::rows_contain(rows, needle),
         (None, _) => false,
     }
 }

@@ -7,9 +7,7 @@ use std::borrow::Cow;
 
 use js_sys::{Array, Object};
 use wterm_core::agent::redact::{Redactor, Report};
-use wterm_core::{CommandOutput, TextRow};
-
-use super::args::Needle;
+use wterm_core::{rows_contain, CommandOutput, TextRow};
 
 use crate::js::set;
 use crate::term::Inner;
@@ -65,11 +63,11 @@ impl Redaction {
     /// Whether `needle` is in `rows` as an agent would read them (redacted), a match across a
     /// soft wrap included: a wait's predicate, so a wait cannot probe a secret's text. Not
     /// counted: the rows are not in the answer.
-    pub(crate) fn rows_contain(&self, mut rows: Vec<TextRow>, needle: &Needle) -> bool {
+    pub(crate) fn rows_contain(&self, mut rows: Vec<TextRow>, needle: &str) -> bool {
         if let Some(r) = &self.redactor {
             r.rows(&mut rows);
         }
-        needle.found(&rows)
+        rows_contain(&rows, needle)
     }
 
     /// Adds what `other` replaced (another terminal's part of the same answer).

@@ -63,7 +63,12 @@ pub(crate) fn gate(inner: &Inner, bytes: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     let (read, keys) = (Tool::Read.name(), Tool::Press.name());
-    Err(format!("{}: {}", turns::CODE, turns::detail(read, keys)))
+    Err(format!(
+        "{}: {}: {}",
+        turns::CODE,
+        turns::MEANING,
+        turns::detail(read, keys)
+    ))
 }
 
 /// Answers the calls whose Enter the person's Ctrl+C cancelled.
