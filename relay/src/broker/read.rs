@@ -320,6 +320,13 @@ pub fn max_wait_ms(via: Via) -> u64 {
 /// Compiles a `wait_for_regex` pattern within [`MAX_REGEX_BYTES`] and
 /// [`MAX_REGEX_COMPILED_BYTES`].
 fn compile(pattern: &str) -> Result<Regex, Refusal> {
+    // Matches everything at once: a wait that waits for nothing (as an empty
+    // wait_for_text is refused).
+    if pattern.is_empty() {
+        return Err(Refusal::BadRegex(
+            "empty: give a pattern of 1.. bytes".to_owned(),
+        ));
+    }
     if pattern.len() > MAX_REGEX_BYTES {
         return Err(Refusal::BadRegex(format!(
             "longer than {MAX_REGEX_BYTES} bytes"
@@ -964,6 +971,10 @@ mod tests {
         assert!(matches!(
             args(json!({"wait_for_regex": "x".repeat(MAX_REGEX_BYTES + 1)})).unwrap_err(),
             Refusal::BadRegex(_)
+        ));
+        assert!(matches!(
+            args(json!({"wait_for_regex": ""})).unwrap_err(),
+            Refusal::BadRegex(d) if d.starts_with("empty")
         ));
         assert!(
             args(json!({"wait_for_text": "a", "wait_absent": true, "wait_for_idle": null})).is_ok()
