@@ -96,6 +96,7 @@ impl Tool {
                  command). Multi-line text is pasted. The answer's `seq` numbers the input; if a \
                  call's outcome is unknown, compare list_terminals' `inputSeq` with the one \
                  before it: unchanged means nothing was typed, so never type a command twice. \
+                 Enter is refused (person_typing) while the person is typing a line. \
                  For control keys such as Ctrl+C, arrows or Escape use press_terminal_keys."
             }
             Tool::Press => {

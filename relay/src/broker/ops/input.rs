@@ -61,7 +61,8 @@ impl Operation for Input {
             unchanged. For special keys (arrows, Ctrl-C, Esc) use send_keys. It can wait \
             afterwards and answer the screen as read_screen does (wait_for_text with \
             new_output, wait_for_command, ...); to run one shell command and get its exit code \
-            and output, use run_command.",
+            and output, use run_command. Text with Enter is refused, nothing sent, while a \
+            person is typing a line there (person_typing).",
         target: Target::Write,
         admin_only: false,
         ext: false,
