@@ -790,9 +790,8 @@ async fn until(what: &str, ms: i32, cond: impl Fn() -> bool) {
     panic!("{what}: not within {ms} ms");
 }
 
-#[wasm_bindgen_test]
-async fn webmcp_waits_for_an_injected_shells_first_prompt() {
-    install_navigator_provider();
+/// A 40-column terminal with WebMCP on, initialised, and the log of what it sent.
+async fn webmcp_term() -> (WTerm, Rc<RefCell<Vec<String>>>) {
     let (f, sent) = recorder();
     let t = WTerm::new(
         host(400, 200).into(),
@@ -800,6 +799,13 @@ async fn webmcp_waits_for_an_injected_shells_first_prompt() {
     )
     .unwrap();
     JsFuture::from(t.init()).await.unwrap();
+    (t, sent)
+}
+
+#[wasm_bindgen_test]
+async fn webmcp_waits_for_an_injected_shells_first_prompt() {
+    install_navigator_provider();
+    let (t, sent) = webmcp_term().await;
     assert!(
         t.set_injected_shell("yes".into()).is_err(),
         "a boolean only"
@@ -827,13 +833,7 @@ async fn webmcp_waits_for_an_injected_shells_first_prompt() {
     t.destroy().unwrap();
 
     // The relay takes it back (another attach): a waiting call is answered the error at once.
-    let (f, sent) = recorder();
-    let t = WTerm::new(
-        host(400, 200).into(),
-        options(&[("cols", 40.into()), ("webmcp", true.into()), ("onData", f)]),
-    )
-    .unwrap();
-    JsFuture::from(t.init()).await.unwrap();
+    let (t, sent) = webmcp_term().await;
     t.set_injected_shell(true.into()).unwrap();
     let pending = call_tool(
         "press_terminal_keys",

@@ -453,6 +453,35 @@ pub(crate) fn run(tool: Tool, input: &JsValue, client: &JsValue, may_queue: bool
     result.unwrap_or_else(|message| error_result(&message))
 }
 
+/// Holds call `tool` for later in `inner`: its promise and what to keep (taken off by `remove`
+/// if the agent cancels it), or `Err` with a rejection when the agent already cancelled it.
+fn hold_call(
+    inner: &mut Inner,
+    tool: Tool,
+    input: &JsValue,
+    client: &JsValue,
+    remove: fn(&mut Inner, u64) -> Option<Settle>,
+) -> Result<(Promise, Queued), JsValue> {
+    let signal = client_signal(client);
+    if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
+        return Err(Promise::reject(&s.reason()).into());
+    }
+    let call = inner.mcp.next_call();
+    let weak = inner.mcp.weak.clone();
+    let (promise, settle) = pending_promise();
+    let queued = Queued {
+        call,
+        tool,
+        input: input.clone(),
+        client: client.clone(),
+        settle,
+        _abort: signal
+            .as_ref()
+            .and_then(|s| on_abort(s, weak, remove, call)),
+    };
+    Ok((promise, queued))
+}
+
 /// Queues input call `tool` on `t` when an Enter is pending there (or calls queued before it
 /// still wait): see [`Queued`]. `None`: it runs now.
 fn queue_behind_enter(
@@ -465,24 +494,13 @@ fn queue_behind_enter(
     if inner.mcp.submits.is_empty() && inner.mcp.queued.is_empty() {
         return Ok(None);
     }
-    let signal = client_signal(client);
-    if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
-        return Ok(Some(Promise::reject(&s.reason()).into()));
+    match hold_call(&mut inner, tool, input, client, calls::remove_queued) {
+        Err(rejected) => Ok(Some(rejected)),
+        Ok((promise, queued)) => {
+            inner.mcp.queued.push(queued);
+            Ok(Some(promise.into()))
+        }
     }
-    let call = inner.mcp.next_call();
-    let weak = inner.mcp.weak.clone();
-    let (promise, settle) = pending_promise();
-    inner.mcp.queued.push(Queued {
-        call,
-        tool,
-        input: input.clone(),
-        client: client.clone(),
-        settle,
-        _abort: signal
-            .as_ref()
-            .and_then(|s| on_abort(s, weak, calls::remove_queued, call)),
-    });
-    Ok(Some(promise.into()))
 }
 
 /// Holds `waitForCommand` call `tool` on `t` while the shell the relay injected integration
@@ -499,17 +517,14 @@ fn await_first_prompt(
     if !inner.mcp.integration_expected || agent::integration_known(&inner.term) {
         return Ok(None);
     }
-    let signal = client_signal(client);
-    if let Some(s) = signal.as_ref().filter(|s| s.aborted()) {
-        return Ok(Some(Promise::reject(&s.reason()).into()));
-    }
-    let call = inner.mcp.next_call();
-    let weak = inner.mcp.weak.clone();
-    let (promise, settle) = pending_promise();
-    let name = t.name.clone();
-    let on_timer = weak.clone();
+    let (promise, queued) = match hold_call(&mut inner, tool, input, client, calls::remove_awaiting)
+    {
+        Err(rejected) => return Ok(Some(rejected)),
+        Ok(held) => held,
+    };
+    let (call, name, weak) = (queued.call, t.name.clone(), inner.mcp.weak.clone());
     let timer = Timeout::new(agent::FIRST_PROMPT_WAIT_MS as f64, move || {
-        let Some(shared) = on_timer.upgrade() else {
+        let Some(shared) = weak.upgrade() else {
             return;
         };
         let Ok(mut inner) = shared.try_borrow_mut() else {
@@ -521,16 +536,7 @@ fn await_first_prompt(
         }
     });
     inner.mcp.awaiting_prompt.push(AwaitingPrompt {
-        queued: Queued {
-            call,
-            tool,
-            input: input.clone(),
-            client: client.clone(),
-            settle,
-            _abort: signal
-                .as_ref()
-                .and_then(|s| on_abort(s, weak, calls::remove_awaiting, call)),
-        },
+        queued,
         _timer: timer,
     });
     Ok(Some(promise.into()))
