@@ -27,10 +27,19 @@
 //!   its output at the screen's top.
 //!   RIS keeps the log (as it keeps history) and the open record, so `reset` ends with its own
 //!   exit code.
+//!
+//! Who submitted a command (`CommandRecord::submitted_by`): the adapter notes each line it
+//! sends to the program with an Enter ([`crate::Terminal::note_submit`], or in-band as
+//! [`Author::note_sequence`] in the output stream, where it keeps its place among the marks),
+//! and the next `C` takes the newest note. A note stays until a `C` takes it: a line typed
+//! ahead while a command runs is attributed when the shell starts it. A command started with
+//! no note (a script, a program's own marks) has no author. Marks and notes are program
+//! output as far as the terminal can tell, so a program can print them too: an author here is
+//! as trustworthy as the rest of the log (the relay's audit log is the record to trust).
 
 use std::collections::VecDeque;
 
-use crate::limits::{MAX_COMMANDS, MAX_COMMAND_BYTES, MAX_CWD_BYTES};
+use crate::limits::{MAX_AUTHOR_NAME_BYTES, MAX_COMMANDS, MAX_COMMAND_BYTES, MAX_CWD_BYTES};
 use crate::screen::Screen;
 use crate::terminal::{ShellIntegration, ShellState};
 use crate::vt::osc::{decode_base64, encode_base64, ShellReport, OSC_COMMAND_LOG};
@@ -62,6 +71,113 @@ pub struct CommandRecord {
     /// those rows are gone, and the record was cut to the rows before them (a running command
     /// restarts at the screen's top).
     pub erased: bool,
+    /// Who submitted its line: the newest note before its `C` (see the module doc); `None`
+    /// when nothing was noted.
+    pub submitted_by: Option<Author>,
+}
+
+/// Who sent a line to the program (spec `agent-parity.md`, "Authors").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Author {
+    /// The kind of writer.
+    pub kind: AuthorKind,
+    /// Which one, cut to [`MAX_AUTHOR_NAME_BYTES`] without control characters: the WebMCP
+    /// tool for [`AuthorKind::PageAgent`], the client's `clientInfo` name for
+    /// [`AuthorKind::McpClient`], the scope (or `unscoped`) for [`AuthorKind::RouteCaller`];
+    /// empty for [`AuthorKind::Person`].
+    pub name: String,
+}
+
+/// The kinds of [`Author`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthorKind {
+    /// A person at a page: keyboard, paste, IME, touch.
+    Person,
+    /// An agent in the page, through a WebMCP tool.
+    PageAgent,
+    /// An MCP client of the relay's `/mcp` endpoint.
+    McpClient,
+    /// A caller of the relay's `/mcp/*` routes (`wterm-relay mcp` over stdio too).
+    RouteCaller,
+}
+
+impl AuthorKind {
+    /// Every kind, in [`Self::as_str`]'s order.
+    pub const ALL: [AuthorKind; 4] = [
+        AuthorKind::Person,
+        AuthorKind::PageAgent,
+        AuthorKind::McpClient,
+        AuthorKind::RouteCaller,
+    ];
+
+    /// `person`, `page_agent`, `mcp_client` or `route_caller`: the kind's name in every answer.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthorKind::Person => "person",
+            AuthorKind::PageAgent => "page_agent",
+            AuthorKind::McpClient => "mcp_client",
+            AuthorKind::RouteCaller => "route_caller",
+        }
+    }
+
+    /// The kind named `name` ([`Self::as_str`]).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+impl Author {
+    /// The person at a page.
+    pub fn person() -> Self {
+        Author {
+            kind: AuthorKind::Person,
+            name: String::new(),
+        }
+    }
+
+    /// An author of `kind` named `name`: control characters dropped, cut to
+    /// [`MAX_AUTHOR_NAME_BYTES`]; a person's name is always empty.
+    pub fn new(kind: AuthorKind, name: &str) -> Self {
+        if kind == AuthorKind::Person {
+            return Self::person();
+        }
+        let clean: String = name.chars().filter(|c| !c.is_control()).collect();
+        Author {
+            kind,
+            name: cut(clean, MAX_AUTHOR_NAME_BYTES),
+        }
+    }
+
+    /// Whether an agent (any kind but [`AuthorKind::Person`]).
+    pub fn is_agent(&self) -> bool {
+        self.kind != AuthorKind::Person
+    }
+
+    /// The in-band note of a line this author submitted: `OSC 7711 ; s ; KIND ; BASE64(name)`
+    /// BEL. Put in the output stream where the line was sent, so that the `C` the line brings
+    /// takes it, however far behind the reader of the stream is.
+    pub fn note_sequence(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(24 + self.name.len() * 4 / 3);
+        out.extend_from_slice(b"\x1b]");
+        out.extend_from_slice(OSC_COMMAND_LOG);
+        out.extend_from_slice(
+            format!(
+                ";s;{};{}",
+                self.kind.as_str(),
+                encode_base64(self.name.as_bytes())
+            )
+            .as_bytes(),
+        );
+        out.push(0x07);
+        out
+    }
+
+    /// An author from a note's `KIND` and `BASE64(name)` fields.
+    fn from_fields(kind: &str, name: &str) -> Option<Self> {
+        let kind = AuthorKind::parse(kind)?;
+        let name = String::from_utf8(decode_base64(name.as_bytes())?).ok()?;
+        (name.len() <= MAX_AUTHOR_NAME_BYTES).then(|| Author::new(kind, &name))
+    }
 }
 
 impl CommandRecord {
@@ -110,6 +226,8 @@ pub(crate) struct CommandLog {
     /// Where the command line starts: the main screen's cursor (lifetime row, column) at the
     /// last `B` (end of the prompt); `None` after `A` until the next `B`, and after `C`.
     pub input_start: Option<(u64, u16)>,
+    /// Who submitted the newest line no `C` has taken yet.
+    pub submitter: Option<Author>,
 }
 
 /// `text` cut at a character boundary to at most `max` bytes.
@@ -180,6 +298,7 @@ impl Screen {
                             output_start_row: self.rows_scrolled + u64::from(self.main.row),
                             output_end_row: None,
                             erased: false,
+                            submitted_by: self.log.submitter.take(),
                         });
                     }
                 }
@@ -236,7 +355,10 @@ impl Screen {
     ///   first, the running one (empty END_ROW and END_MS) last; EXIT empty when unknown; TEXT
     ///   `b` + base64, empty for none.
     /// - `7711;w;BASE64`: the cwd of the record just written.
+    /// - `7711;a;KIND;BASE64`: who submitted the record just written ([`Author`]).
     /// - `7711;e;BASE64`: a command line waiting for its `C`.
+    /// - `7711;s;KIND;BASE64`: who submitted a line no `C` has taken yet
+    ///   ([`Author::note_sequence`], also sent live).
     ///
     /// Each stays under `MAX_OSC_BYTES`: base64 of [`MAX_COMMAND_BYTES`] or [`MAX_CWD_BYTES`].
     /// `n` is always written, even with an empty log: a page resynced in-band (RIS, then the
@@ -272,9 +394,16 @@ impl Screen {
             if let Some(cwd) = &r.cwd {
                 osc(out, format!(";w;{}", encode_base64(cwd.as_bytes())));
             }
+            if let Some(a) = &r.submitted_by {
+                let name = encode_base64(a.name.as_bytes());
+                osc(out, format!(";a;{};{name}", a.kind.as_str()));
+            }
         }
         if let Some(p) = &log.pending {
             osc(out, format!(";e;{}", encode_base64(p.as_bytes())));
+        }
+        if let Some(a) = &log.submitter {
+            out.extend_from_slice(&a.note_sequence());
         }
     }
 
@@ -345,6 +474,7 @@ impl Screen {
                     output_start_row: start,
                     output_end_row: end.map(|e| e.clamp(start, MAX_ROW)),
                     erased: field(8) == "1",
+                    submitted_by: None,
                 };
                 if r.output_end_row.is_some() && r.end_ms.is_some() {
                     self.push_done(r);
@@ -366,7 +496,21 @@ impl Screen {
                     r.cwd = Some(cwd);
                 }
             }
+            "a" => {
+                let last = match &mut self.log.running {
+                    Some(r) => Some(r),
+                    None => self.log.done.back_mut(),
+                };
+                if let (Some(r), Some(a)) = (last, Author::from_fields(field(2), field(3))) {
+                    r.submitted_by = Some(a);
+                }
+            }
             "e" => self.log.pending = text(field(2), MAX_COMMAND_BYTES),
+            "s" => {
+                if let Some(a) = Author::from_fields(field(2), field(3)) {
+                    self.log.submitter = Some(a);
+                }
+            }
             _ => {}
         }
     }

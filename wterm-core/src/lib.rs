@@ -50,7 +50,7 @@ mod unicode;
 mod vt;
 pub mod words;
 
-pub use cmdlog::{CommandOutput, CommandRecord};
+pub use cmdlog::{Author, AuthorKind, CommandOutput, CommandRecord};
 pub use color::{hex_rgb, parse_hex_color};
 pub use error::{Error, ErrorKind};
 pub use frame::{AttrRun, Frame, ScreenHash, View};

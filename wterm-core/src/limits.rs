@@ -64,6 +64,11 @@ pub const MAX_COMMANDS: usize = 256;
 /// an OSC of [`MAX_OSC_BYTES`] carries at least this much of any command line.
 pub const MAX_COMMAND_BYTES: usize = 2048;
 
+/// Longest name of a command's author kept in the command log
+/// ([`Author::name`](crate::cmdlog::Author::name): a tool, an MCP client's `clientInfo` name, a
+/// scope), in bytes of UTF-8; a longer one is cut at a character boundary below this.
+pub const MAX_AUTHOR_NAME_BYTES: usize = 64;
+
 /// Most rows one [`Terminal::search`](crate::Terminal::search) reads, in rows: the newest ones
 /// (a line cut by the bound is read whole); older history is not searched and the result says
 /// `truncated`. Bounds a call's work: 100k rows of 80 columns take about 40 ms natively

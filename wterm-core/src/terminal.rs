@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::cmdlog::{CommandOutput, CommandRecord};
+use crate::cmdlog::{Author, CommandOutput, CommandRecord};
 use crate::grid::{CellStyle, Row, WIDE, WIDE_CONT};
 use crate::limits::{
     DEFAULT_SCROLLBACK_ROWS, MAX_COLS, MAX_OSC_BYTES, MAX_ROWS, MAX_SCROLLBACK_ROWS,
@@ -585,6 +585,15 @@ impl Terminal {
     /// shell marks make records.
     pub fn commands(&self) -> impl DoubleEndedIterator<Item = &CommandRecord> + ExactSizeIterator {
         self.screen.log.done.iter()
+    }
+
+    /// Notes that `author` sent a line to the program with an Enter: the next command the shell
+    /// starts (`C`) was submitted by them ([`CommandRecord::submitted_by`]; the newest note
+    /// wins). Call it when the input goes to the program, only where no output the program
+    /// wrote before it is still on its way here; otherwise put [`Author::note_sequence`] into
+    /// the output stream, which keeps its place among the marks.
+    pub fn note_submit(&mut self, author: Author) {
+        self.screen.log.submitter = Some(author);
     }
 
     /// The newest finished command.

@@ -1,12 +1,15 @@
-//! Agent activity told to the pages: the `{"type":"agent","kind","tool","at"}` websocket frame
+//! Agent activity told to the pages: the `{"type":"agent","kind","tool","at","by"}` websocket frame
 //! (broker contract, "Websocket /ws"), sent by the one dispatch point of the broker operations
 //! (`ops::dispatch`) once an operation on a window has been admitted (ladder and fields passed),
 //! before it runs, so a page shows a long wait or a paced write as it starts.
 //!
 //! Reads are told at most once per [`AGENT_READ_NOTICE_MS`] per window; writes every time.
 
+use wterm_core::Author;
+
 use super::hub::Window;
 use super::window::WindowState;
+use crate::ground::author::AuthorFacts;
 use crate::ground::limits::AGENT_READ_NOTICE_MS;
 use crate::session::{epoch_ms, ToPage};
 
@@ -32,7 +35,7 @@ impl Kind {
 
 /// Tells the pages attached to `window` that an agent used `tool` on it now. Returns whether a
 /// frame was queued (false: a read inside the rate limit, or no page attached).
-pub fn tell(window: &Window, kind: Kind, tool: &str) -> bool {
+pub fn tell(window: &Window, kind: Kind, tool: &str, by: &Author) -> bool {
     let Some(state) = WindowState::of(&window.session) else {
         return false;
     };
@@ -48,6 +51,7 @@ pub fn tell(window: &Window, kind: Kind, tool: &str) -> bool {
         kind: kind.as_str(),
         tool,
         at,
+        by: AuthorFacts::of(by),
     }
     .to_json();
     window.session.tell_pages(&frame) > 0

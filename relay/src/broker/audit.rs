@@ -1,5 +1,6 @@
 //! The audit log: one JSON line per agent action through the broker (`/mcp/*` routes and the
-//! MCP tools), and per refusal, including the ladder's (401, 403, ...), chained by SHA-256 so a
+//! MCP tools) or a page's own agent (its input arriving at the relay, [`AuditLog::page_input`]),
+//! one per line a person at a page submitted (that and when, never what), and per refusal, including the ladder's (401, 403, ...), chained by SHA-256 so a
 //! removed, reordered or edited record is found (`wterm-relay audit verify`). Successful reads
 //! (`read_screen`, `list_terminals`, `mcp_info`, `list_profiles`, `watch_url`, `audit_log`) are
 //! counted per window, and recorded too when the relay runs with `--audit-reads`.
@@ -9,10 +10,11 @@
 //! a 0700 directory; `audit/key` holds the key of the token fingerprints (32 random bytes, hex).
 //!
 //! A record (fields in this order; `spec/broker-api.md`, "Audit log"):
-//! `{seq, time, ms, window, via, caller: {scope, admin, key}, op, args, status, error, dur_ms,
-//! prev, hash}`: `seq` counts from 1 across files; `time` (RFC 3339 UTC, milliseconds) and `ms`
+//! `{seq, time, ms, window, via, caller: {scope, admin, key, client?}, op, args, status, error,
+//! dur_ms, prev, hash}`: `seq` counts from 1 across files; `time` (RFC 3339 UTC, milliseconds) and `ms`
 //! (epoch milliseconds) are when the call arrived; `key` is [`AUDIT_FINGERPRINT_HEX`] hex digits
-//! of SHA-256(audit key ‖ 0x00 ‖ presented token), never the token; `args` is
+//! of SHA-256(audit key ‖ 0x00 ‖ presented token), never the token; `client` the MCP client's
+//! `clientInfo` name or the page agent's tool, when known (a label, never a credential); `args` is
 //! [`summarize`]'s bounded, redacted summary; `status` the HTTP status (200 for an answer) and
 //! `error` the refusal's code; `prev` is the `hash` of the record before (64 zeros before the
 //! first); `hash` is the SHA-256, lowercase hex, of the line's text up to `,"hash"` followed by
@@ -37,7 +39,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use wterm_core::agent::redact::Redactor;
 
-use super::window::Caller;
+use super::window::{Caller, Via};
 use crate::ground::config::write_private_atomic;
 use crate::ground::fields::Fields;
 use crate::ground::limits::{
@@ -45,6 +47,8 @@ use crate::ground::limits::{
     AUDIT_FINGERPRINT_HEX, AUDIT_KEEP_FILES, MAX_AUDIT_LINE_BYTES,
 };
 use crate::ground::Refusal;
+use wterm_core::agent::turns;
+use wterm_core::Author;
 
 /// The audit directory's name in the state directory.
 pub const AUDIT_DIR: &str = "audit";
@@ -201,6 +205,8 @@ struct CallerOut<'a> {
     scope: Option<&'a str>,
     admin: bool,
     key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client: Option<&'a str>,
 }
 
 impl Entry {
@@ -218,6 +224,7 @@ impl Entry {
                 scope: self.caller.scope.as_ref().map(|s| s.as_str()),
                 admin: self.caller.admin,
                 key: self.caller.key.as_deref(),
+                client: self.caller.client.as_deref(),
             }),
             j(&self.op),
             j(&self.args),
@@ -480,6 +487,38 @@ impl AuditLog {
             args: None,
             status: refusal.status().as_u16(),
             error: Some(refusal.code()),
+            started_ms: now_ms(),
+            duration_ms: 0,
+        });
+    }
+
+    /// Records input a page sent to the program of window `window`, from `author`: its own
+    /// agent's (op `page_agent_input`, args `{tool, data, data_bytes}`, the text redacted and
+    /// cut as every summary), or, for the person, only that they submitted a line (op
+    /// `person_submit`, no args: a person's keys never reach a record or any file). Other
+    /// input of the person records nothing.
+    pub fn page_input(&self, window: u64, author: &Author, bytes: &[u8], secrets: &Redactor) {
+        let (op, args) = if author.is_agent() {
+            let mut f = Fields::new();
+            f.insert("tool".into(), Value::from(author.name.as_str()));
+            f.insert("data".into(), Value::from(String::from_utf8_lossy(bytes)));
+            ("page_agent_input", Some(summarize(&f, secrets)))
+        } else if turns::submits(bytes) {
+            ("person_submit", None)
+        } else {
+            return;
+        };
+        self.append(Entry {
+            op: Some(op),
+            caller: Caller {
+                via: Via::Page,
+                client: author.is_agent().then(|| author.name.clone()),
+                ..Caller::default()
+            },
+            window: Some(window),
+            args,
+            status: 200,
+            error: None,
             started_ms: now_ms(),
             duration_ms: 0,
         });

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 use wterm_core::agent::{next_command_id, secret_prompt, turns};
+use wterm_core::Author;
 
 use super::window::{Submitted, WindowState};
 use crate::ground::limits::{ECHO_WAIT_MS, LINE_RECHECK_MS, SUBMIT_POLL_MS, SUBMIT_START_WAIT_MS};
@@ -205,17 +206,6 @@ pub fn note_written(state: &WindowState, at: Option<AtPrompt>, bytes: &[u8]) -> 
     Some(at.next_command_id)
 }
 
-/// Writes `bytes` to the session in order with the lines they submit: each piece up to and
-/// including a CR is written only once the command of the line submitted before it has started
-/// ([`await_start`]); LF counts as Enter. `false` once the session's writer is gone (the
-/// process exited) or a secret prompt stopped it.
-pub async fn write(session: &Session, state: &WindowState, bytes: bytes::Bytes) -> bool {
-    write_numbered(session, state, bytes, None)
-        .await
-        .stopped
-        .is_none()
-}
-
 /// Why [`write_numbered`] stopped before the end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stopped {
@@ -259,15 +249,18 @@ pub fn turn_gate(session: &Session, bytes: &[u8]) -> Result<(), Refusal> {
     }
 }
 
-/// [`write`], numbering the call in the window's input sequence as `tool` right before its
-/// first byte is written (`None`: not numbered). Each piece passes [`secret_gate`] first: a
-/// line submitted earlier in `bytes` may start a program that asks for a secret, and what
-/// follows is then not sent.
+/// Writes `author`'s `bytes` to the session in order with the lines they submit: each piece up
+/// to and including a CR is written only once the command of the line submitted before it has
+/// started ([`await_start`]); LF counts as Enter. Numbers the call in the window's input
+/// sequence as `tool` right before its first byte is written (`None`: not numbered). Each
+/// piece passes [`secret_gate`] first: a line submitted earlier in `bytes` may start a program
+/// that asks for a secret, and what follows is then not sent.
 pub async fn write_numbered(
     session: &Session,
     state: &WindowState,
     bytes: bytes::Bytes,
     tool: Option<&'static str>,
+    author: &Author,
 ) -> Written {
     let mut done = Written {
         seq: None,
@@ -293,7 +286,7 @@ pub async fn write_numbered(
                 Some(n) => state.input_more(n, piece.len()),
             }
         }
-        if !session.write(piece.clone()).await {
+        if !session.write(piece.clone(), author).await {
             done.stopped = Some(Stopped::Exited);
             return done;
         }

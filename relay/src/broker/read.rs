@@ -312,7 +312,7 @@ impl ReadArgs {
 /// MCP endpoint.
 pub fn max_wait_ms(via: Via) -> u64 {
     match via {
-        Via::Route => MAX_WAIT_MS,
+        Via::Route | Via::Page => MAX_WAIT_MS,
         Via::Mcp => MAX_MCP_WAIT_MS,
     }
 }

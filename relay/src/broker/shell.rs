@@ -9,6 +9,7 @@ use serde::Serialize;
 use wterm_core::agent::redact::{Redactor, Report};
 use wterm_core::{agent, CommandRecord, ShellState, Terminal};
 
+pub use crate::ground::author::AuthorFacts;
 use crate::ground::text::strip_controls;
 
 use crate::session::{Integration, Session};
@@ -50,6 +51,9 @@ pub struct CommandFacts {
     /// When its output's end mark reached the relay, in milliseconds since the Unix epoch;
     /// `null` while it runs.
     pub ended_at_ms: Option<u64>,
+    /// Who submitted its line (wterm-core `cmdlog::Author`); `null` when no one was noted (a
+    /// script, a line the shell read without an Enter the relay saw).
+    pub submitted_by: Option<AuthorFacts>,
 }
 
 impl CommandFacts {
@@ -64,6 +68,7 @@ impl CommandFacts {
                 .duration_ms()
                 .unwrap_or_else(|| now_ms.saturating_sub(record.start_ms)),
             ended_at_ms: record.end_ms,
+            submitted_by: record.submitted_by.as_ref().map(AuthorFacts::of),
         }
     }
 }

@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::sync::watch;
 use wterm_core::agent::input::InputSequence;
+use wterm_core::{Author, AuthorKind};
 
 use super::frames::FrameCache;
 use crate::ground::limits::MAX_SCOPE_CHARS;
@@ -173,14 +174,17 @@ pub enum Via {
     Route,
     /// The relay's own MCP endpoint, `/mcp`.
     Mcp,
+    /// A page's websocket: input its own agent (a WebMCP tool) typed, as the page said.
+    Page,
 }
 
 impl Via {
-    /// `"route"` or `"mcp"`, as audit records name it.
+    /// `"route"`, `"mcp"` or `"page"`, as audit records name it.
     pub fn as_str(self) -> &'static str {
         match self {
             Via::Route => "route",
             Via::Mcp => "mcp",
+            Via::Page => "page",
         }
     }
 }
@@ -197,9 +201,30 @@ pub struct Caller {
     pub key: Option<String>,
     /// The front it came through.
     pub via: Via,
+    /// The MCP client's `clientInfo` name (through `/mcp`, once it initialized), or the page
+    /// agent's WebMCP tool (through a page); `None` otherwise. A label the client chose, never
+    /// a credential.
+    pub client: Option<String>,
 }
 
 impl Caller {
+    /// Who this caller's input is, in the command log and the audit log: an MCP client named
+    /// by its `clientInfo` (`unnamed` before it said), a route caller named by its scope
+    /// (`unscoped`), or a page's agent named by its tool.
+    pub fn author(&self) -> Author {
+        match self.via {
+            Via::Mcp => Author::new(
+                AuthorKind::McpClient,
+                self.client.as_deref().unwrap_or("unnamed"),
+            ),
+            Via::Route => Author::new(
+                AuthorKind::RouteCaller,
+                self.scope.as_ref().map_or("unscoped", |s| s.as_str()),
+            ),
+            Via::Page => Author::new(AuthorKind::PageAgent, self.client.as_deref().unwrap_or("")),
+        }
+    }
+
     /// Whether this caller may see a window with `meta` whose effective mode is `mode`: an
     /// admin sees every window; anyone else only windows that are not `off`, and a scoped
     /// caller only those tagged with its scope.

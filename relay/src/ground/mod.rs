@@ -1,5 +1,6 @@
 //! The ground layer: what every layer above uses and that uses nothing above it.
 //!
+//! - [`author`]: who wrote to a terminal, as clients get it;
 //! - [`clock`]: epoch milliseconds and RFC 3339 times;
 //! - [`limits`]: every limit, with its unit and what happens at it;
 //! - [`refusal`]: [`Refusal`], the status, code and detail of every refused request, and
@@ -12,6 +13,7 @@
 //! - [`shell_integration`]: the scripts that make bash, zsh and fish report their commands, and
 //!   how a shell the relay starts gets them.
 
+pub mod author;
 pub mod clock;
 pub mod config;
 pub mod fields;

@@ -62,8 +62,10 @@ use futures_util::future::Either;
 use futures_util::stream::FuturesUnordered;
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde::Deserialize;
-use wterm_core::{DynamicColors, Size};
+use wterm_core::limits::MAX_AUTHOR_NAME_BYTES;
+use wterm_core::{Author, AuthorKind, DynamicColors, Size};
 
+use crate::broker::Broker;
 use crate::ground::limits::{
     CLOSE_HANDSHAKE, INPUT_OFFSET_MAX_BYTES, MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES,
 };
@@ -95,10 +97,17 @@ pub const CLOSE_PROTOCOL_ERROR: u16 = 1002;
 
 /// `detail` of the `bad_message` error frame: the text messages a page may send.
 pub const BAD_MESSAGE_DETAIL: &str =
-    "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N} or \
-     {\"type\":\"colors\",\"foreground\":\"#rrggbb\",\"background\":\"#rrggbb\",\"cursor\":\"#rrggbb\"}; \
+    "text messages are JSON {\"type\":\"resize\",\"cols\":N,\"rows\":N}, \
+     {\"type\":\"colors\",\"foreground\":\"#rrggbb\",\"background\":\"#rrggbb\",\"cursor\":\"#rrggbb\"} or \
+     {\"type\":\"author\",\"agent\":\"TOOL\"} ({\"type\":\"author\"} for the person); \
      input goes in binary frames, numbered from {\"type\":\"input\",\"offset\":N} when the page \
      gave a client";
+
+/// The `error` detail for an `author` message whose `agent` is refused.
+pub const BAD_AUTHOR_DETAIL: &str =
+    "an author message is {\"type\":\"author\",\"agent\":\"TOOL\"}, TOOL the page agent's \
+     WebMCP tool: 1 to 64 ASCII letters, digits, '_', '-' or '.'; or {\"type\":\"author\"} \
+     (no agent) when the person's input follows";
 
 /// The `error` detail for an `input` message that is refused (an offset missing, not an
 /// integer, out of range, or on a connection without a `client`): what one must be. The number
@@ -287,7 +296,7 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target, client: O
     }
     if !gone {
         let (sink, stream) = socket.split();
-        bridge(sink, stream, &session, &queue, numbering).await;
+        bridge(sink, stream, &state.broker, &session, &queue, numbering).await;
     }
     if let Some(claim) = &claim {
         session.release_client(claim);
@@ -301,6 +310,7 @@ async fn serve(mut socket: WebSocket, state: AppState, target: Target, client: O
 async fn bridge<Si, St>(
     mut sink: Si,
     mut stream: St,
+    broker: &Broker,
     session: &Session,
     queue: &Arc<ClientQueue>,
     numbering: Option<(InputFrom, &ClientClaim)>,
@@ -316,7 +326,8 @@ async fn bridge<Si, St>(
             write_loop(&mut sink, session, queue).await;
             None
         };
-        let reader = async { Some(read_loop(&mut stream, session, queue, numbering).await) };
+        let reader =
+            async { Some(read_loop(&mut stream, broker, session, queue, numbering).await) };
         let mut sides: FuturesUnordered<_> = [Either::Left(writer), Either::Right(reader)]
             .into_iter()
             .collect();
@@ -399,6 +410,25 @@ enum FromPage {
     Input {
         offset: u64,
     },
+    /// Who the page's next binary frames are from: its own agent's `tool`, or (no `agent`)
+    /// the person.
+    Author {
+        #[serde(default)]
+        agent: Option<String>,
+    },
+}
+
+/// The author an `author` message names, or `None` when its `agent` is not a tool name
+/// ([`BAD_AUTHOR_DETAIL`]).
+fn page_author(agent: Option<&str>) -> Option<Author> {
+    let Some(tool) = agent else {
+        return Some(Author::person());
+    };
+    let ok = (1..=MAX_AUTHOR_NAME_BYTES).contains(&tool.len())
+        && tool
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    ok.then(|| Author::new(AuthorKind::PageAgent, tool))
 }
 
 /// Just the `type` of a text message, to tell a malformed `input` message from the others.
@@ -461,6 +491,7 @@ fn side(n: u64) -> u16 {
 /// claim of the client: once another connection replaced it, its binary frames are dropped.
 async fn read_loop<St>(
     stream: &mut St,
+    broker: &Broker,
     session: &Session,
     queue: &ClientQueue,
     numbering: Option<(InputFrom, &ClientClaim)>,
@@ -472,6 +503,8 @@ where
     let claim = numbering.map(|(_, c)| c);
     // Where the next binary frame starts in the page's numbered input.
     let mut next = numbering.map(|(n, _)| n);
+    // Who the next binary frames are from: the person until the page says otherwise.
+    let mut author = Author::person();
     while let Some(msg) = stream.next().await {
         match msg {
             Ok(Message::Binary(bytes)) => {
@@ -483,13 +516,20 @@ where
                 if let Some(n) = next.as_mut() {
                     n.start = n.start.saturating_add(bytes.len() as u64);
                 }
+                broker
+                    .audit
+                    .page_input(session.id(), &author, &bytes, &broker.secrets());
                 // Fails only once the session's writer is gone (the process exited).
-                let _ = session.write_from(bytes, from).await;
+                let _ = session.write_from(bytes, from, &author).await;
             }
             Ok(Message::Text(text)) => match parse_message(text.as_str()) {
                 Ok(FromPage::Input { offset }) => match input_start(client, offset) {
                     Ok(from) => next = Some(from),
                     Err(detail) => bad_message(queue, detail),
+                },
+                Ok(FromPage::Author { agent }) => match page_author(agent.as_deref()) {
+                    Some(a) => author = a,
+                    None => bad_message(queue, BAD_AUTHOR_DETAIL),
                 },
                 Ok(FromPage::Resize { cols, rows }) => {
                     session.resize(Size::new(side(rows), side(cols)), queue);

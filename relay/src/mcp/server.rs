@@ -21,6 +21,7 @@ use super::remote;
 use super::tools::{self, WindowId};
 use crate::broker::ops::info::VERSION;
 use crate::broker::ops::{Method, Op, Target};
+use crate::broker::window::Caller;
 use crate::ground::limits::PROGRESS_INTERVAL;
 use crate::ground::Secret;
 
@@ -358,6 +359,19 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let parts = context.extensions.get::<Parts>();
+        // The caller gets the client's own name (`clientInfo`), its author in the command log.
+        let named;
+        let parts = match (parts, context.peer.peer_info()) {
+            (Some(p), Some(info)) => {
+                let mut p = p.clone();
+                if let Some(c) = p.extensions.get_mut::<Caller>() {
+                    c.client = Some(info.client_info.name.clone());
+                }
+                named = p;
+                Some(&named)
+            }
+            (p, _) => p,
+        };
         let Some(op) = Op::from_tool(&request.name) else {
             let names: Vec<String> = tools::list(self.backend.admin(parts))
                 .into_iter()

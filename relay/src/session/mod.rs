@@ -35,9 +35,10 @@ use portable_pty::ChildKiller;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
-use wterm_core::agent::turns::Typists;
-use wterm_core::{Size, Terminal, View, RESYNC_PREFIX};
+use wterm_core::agent::turns::{self, Typists};
+use wterm_core::{Author, Size, Terminal, View, RESYNC_PREFIX};
 
+use crate::ground::author::AuthorFacts;
 use crate::ground::limits::{
     EXIT_DRAIN, EXIT_DRAIN_MAX, FEED_HIGH_WATER_BYTES, FEED_LOW_WATER_BYTES, FLOW_HIGH_WATER_BYTES,
     FLOW_LOW_WATER_BYTES, FLOW_WAIT_MAX, HOLDER_SNAPSHOT_AFTER_BYTES, HOLDER_SNAPSHOT_INTERVAL,
@@ -103,7 +104,9 @@ pub enum ToPage<'a> {
     },
     /// (ext) An agent used this session through the relay's broker (an MCP client): `kind`
     /// `"read"` or `"write"`, `tool` the MCP tool's name (`read_screen`, `send_input`, ...),
-    /// `at` epoch milliseconds. Carries no screen text, scope, token or caller identity.
+    /// `at` epoch milliseconds, `by` who (`{kind, name}` as a command's `submitted_by`: the
+    /// MCP client's `clientInfo` name, or a route caller's scope). Carries no screen text or
+    /// token.
     Agent {
         /// `"read"` or `"write"`.
         kind: &'a str,
@@ -111,6 +114,8 @@ pub enum ToPage<'a> {
         tool: &'a str,
         /// When the call was admitted, epoch milliseconds.
         at: u64,
+        /// Who called (a `submitted_by` object).
+        by: AuthorFacts,
     },
     /// (ext) How far the input of the page's `client` reached the program, in bytes of its
     /// numbering; `None` (JSON null) when the session does not know the client. Sent before
@@ -208,6 +213,9 @@ struct Unfed {
     /// When it arrived from the PTY, in milliseconds since the Unix epoch: the time its shell
     /// marks are stamped with in the command log (the page stamps with `Date.now()` alike).
     at_ms: u64,
+    /// The relay's own in-band note of who submitted a line ([`Author::note_sequence`]), not
+    /// program output: not counted in the output offsets shared with the holder.
+    note: bool,
 }
 
 /// Milliseconds since the Unix epoch (0 for a clock before it).
@@ -623,26 +631,56 @@ impl Session {
         }
     }
 
-    /// Queues `bytes` for the program (written in order by the PTY's writer thread). Waits
-    /// while the input queue is full; false once the process has gone.
-    /// An agent's input: its Ctrl-C or Ctrl-U ends the person's line ([`Session::person_holds_line`]).
-    pub async fn write(&self, bytes: Bytes) -> bool {
-        self.out.lock().typists.agent_typed(&bytes);
-        self.queue_input(bytes, None).await
+    /// Queues an agent's `bytes` for the program (written in order by the PTY's writer thread).
+    /// Waits while the input queue is full; false once the process has gone. Its Ctrl-C or
+    /// Ctrl-U ends the person's line ([`Session::person_holds_line`]); a line it submits is
+    /// noted as `author`'s ([`Session::note_submit`]).
+    pub async fn write(&self, bytes: Bytes, author: &Author) -> bool {
+        self.write_from(bytes, None, author).await
     }
 
-    /// A page's input (the person's, as far as the relay can tell), [`Session::write`]
-    /// otherwise: `from` says where `bytes` start in the page's numbering, and what of them
-    /// reached the program already is skipped ([`ledger`]).
-    pub async fn write_from(&self, bytes: Bytes, from: Option<ledger::InputFrom>) -> bool {
+    /// A page's input, [`Session::write`] otherwise: `from` says where `bytes` start in the
+    /// page's numbering, and what of them reached the program already is skipped ([`ledger`]).
+    /// `author`: the person, or the page's own agent (a WebMCP tool) when the page said so.
+    pub async fn write_from(
+        &self,
+        bytes: Bytes,
+        from: Option<ledger::InputFrom>,
+        author: &Author,
+    ) -> bool {
         {
             let mut out = self.out.lock();
-            let now = ms_since(out.started);
-            out.typists.person_typed(&bytes, now);
-            // Any of it may echo into a running command's output (a cursor key as `^[[D`).
-            out.person_inputs += 1;
+            if author.is_agent() {
+                out.typists.agent_typed(&bytes);
+            } else {
+                let now = ms_since(out.started);
+                out.typists.person_typed(&bytes, now);
+                // Any of it may echo into a running command's output (a cursor key as `^[[D`).
+                out.person_inputs += 1;
+            }
+            if turns::submits(&bytes) {
+                Self::note_submit(&mut out, author);
+            }
         }
         self.queue_input(bytes, from).await
+    }
+
+    /// Puts `author`'s note ([`Author::note_sequence`]) into the output stream, for the pages
+    /// and the relay's emulator, right where the line goes to the program: the `C` mark the
+    /// line brings (output read after this) takes it. A held session's holder gets it with the
+    /// next snapshot (within [`HOLDER_SNAPSHOT_INTERVAL`]), so a relay killed before then loses
+    /// the author of a command that started in between (a clean stop ships a last snapshot).
+    fn note_submit(out: &mut Output, author: &Author) {
+        let note = Bytes::from(author.note_sequence());
+        for c in &out.clients {
+            c.push_output(note.clone());
+        }
+        out.unfed_bytes += note.len();
+        out.unfed.push_back(Unfed {
+            chunk: note,
+            at_ms: epoch_ms(),
+            note: true,
+        });
     }
 
     /// Whether a person at a page holds the shell's command line now, so an agent's Enter
@@ -1074,6 +1112,7 @@ impl Session {
             out.unfed.push_back(Unfed {
                 chunk,
                 at_ms: epoch_ms(),
+                note: false,
             });
             (!std::mem::replace(&mut out.feeding, true), out.unfed_bytes)
         };
@@ -1118,10 +1157,14 @@ impl Session {
             return;
         }
         let mut bytes = 0;
+        let mut notes = 0;
         let mut replies = Vec::new();
         let mut title_changed = false;
-        for Unfed { chunk, at_ms } in &batch {
+        for Unfed { chunk, at_ms, note } in &batch {
             bytes += chunk.len();
+            if *note {
+                notes += chunk.len();
+            }
             screen.terminal.set_now_ms(*at_ms);
             let effects = match catch_unwind(AssertUnwindSafe(|| screen.terminal.feed(chunk))) {
                 Ok(effects) => effects,
@@ -1143,7 +1186,8 @@ impl Session {
             replies.extend_from_slice(&effects.replies);
         }
         screen.version += 1;
-        screen.fed += bytes as u64;
+        // Program output only: `fed` numbers the holder's output (its snapshot offsets).
+        screen.fed += (bytes - notes) as u64;
         if let Some(link) = &self.link {
             let (at, when) = screen.shipped;
             let due = screen.fed - at >= HOLDER_SNAPSHOT_AFTER_BYTES

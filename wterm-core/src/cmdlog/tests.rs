@@ -395,3 +395,95 @@ fn command_line_typed_follows_the_cursor_from_the_prompt_end() {
     feed(&mut t, &format!("sleep 9\r\n{C}"));
     assert_eq!(t.command_line_typed(), None, "a command runs");
 }
+
+fn agent(name: &str) -> crate::Author {
+    crate::Author::new(crate::AuthorKind::McpClient, name)
+}
+
+#[test]
+fn the_newest_note_before_a_command_start_is_its_author() {
+    let mut t = term(5, 40, 10);
+    feed(&mut t, &format!("{A}$ {B}"));
+    t.note_submit(crate::Author::person());
+    t.note_submit(agent("claude-code"));
+    feed(&mut t, &format!("ls\r\n{C}"));
+    assert_eq!(
+        t.running_command().unwrap().submitted_by,
+        Some(agent("claude-code"))
+    );
+    // Taken: the next command, started with no note (a script's marks), has no author.
+    feed(&mut t, &format!("{}{A}$ {B}{C}", d(0)));
+    assert_eq!(t.running_command().unwrap().submitted_by, None);
+    // A line typed ahead while a command runs belongs to the command it starts.
+    t.note_submit(crate::Author::person());
+    feed(&mut t, &format!("{}{A}$ {B}{C}", d(0)));
+    assert_eq!(
+        t.running_command().unwrap().submitted_by,
+        Some(crate::Author::person())
+    );
+}
+
+#[test]
+fn an_in_band_note_keeps_its_place_among_the_marks() {
+    // The relay writes the note into the stream when the line goes to the program: a `C` of
+    // output written before it (still unread by a slow reader) does not take it.
+    let mut t = term(5, 40, 10);
+    let note = String::from_utf8(agent("x").note_sequence()).unwrap();
+    t.note_submit(crate::Author::person());
+    feed(&mut t, &format!("{A}$ {B}{C}{note}{}{A}$ {B}{C}", d(0)));
+    assert_eq!(
+        t.last_command().unwrap().submitted_by,
+        Some(crate::Author::person())
+    );
+    assert_eq!(t.running_command().unwrap().submitted_by, Some(agent("x")));
+}
+
+#[test]
+fn authors_and_a_pending_note_survive_a_snapshot() {
+    let mut relay = term(4, 30, 10);
+    relay.note_submit(crate::Author::new(
+        crate::AuthorKind::PageAgent,
+        "type_in_terminal",
+    ));
+    feed(&mut relay, &format!("{A}$ {B}{C}{}{A}$ {B}{C}", d(0)));
+    relay.note_submit(crate::Author::new(crate::AuthorKind::RouteCaller, "ci"));
+    let page = rebuilt(&mut relay, 10);
+    assert_same_log(&relay, &page);
+    let mut page = page;
+    feed(&mut page, &format!("{}{A}$ {B}{C}", d(0)));
+    assert_eq!(
+        page.running_command().unwrap().submitted_by,
+        Some(crate::Author::new(crate::AuthorKind::RouteCaller, "ci")),
+        "the note pending at the snapshot goes to the next command"
+    );
+    let kinds: Vec<_> = page
+        .commands()
+        .map(|r| r.submitted_by.as_ref().map(|a| a.kind.as_str()))
+        .collect();
+    assert_eq!(kinds, [Some("page_agent"), None]);
+}
+
+#[test]
+fn a_malformed_note_is_ignored_and_names_are_cleaned() {
+    let mut t = term(5, 40, 10);
+    for bad in [
+        "\x1b]7711;s;robot;eA==\x07",
+        "\x1b]7711;s;person;!!\x07",
+        "\x1b]7711;s\x07",
+    ] {
+        feed(&mut t, bad);
+    }
+    feed(&mut t, &format!("{C}"));
+    assert_eq!(
+        t.running_command().unwrap().submitted_by,
+        None,
+        "none taken"
+    );
+    let a = crate::Author::new(
+        crate::AuthorKind::McpClient,
+        &format!("a\x1b[31mb{}", "é".repeat(40)),
+    );
+    assert!(a.name.starts_with("a[31mb"), "{}", a.name);
+    assert!(a.name.len() <= crate::limits::MAX_AUTHOR_NAME_BYTES);
+    assert_eq!(crate::Author::new(crate::AuthorKind::Person, "x").name, "");
+}

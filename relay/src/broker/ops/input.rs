@@ -92,8 +92,14 @@ impl Operation for Input {
         ordered::secret_gate(session, &self.data)?;
         ordered::turn_gate(session, &self.data)?;
         let before = Origin::now(session, state);
-        let written =
-            ordered::write_numbered(session, state, self.data, Some(Self::SPEC.tool)).await;
+        let written = ordered::write_numbered(
+            session,
+            state,
+            self.data,
+            Some(Self::SPEC.tool),
+            &cx.caller.author(),
+        )
+        .await;
         let seq = written.seq;
         if written.stopped == Some(Stopped::SecretPrompt) {
             if seq.is_none() {

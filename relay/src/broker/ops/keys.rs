@@ -143,11 +143,17 @@ impl Operation for Keys {
         });
         ordered::secret_gate(session, &all)?;
         ordered::turn_gate(session, &all)?;
+        let author = cx.caller.author();
         if delay.is_zero() {
             let n = all.len();
-            let w =
-                ordered::write_numbered(session, state, Bytes::from(all), Some(Self::SPEC.tool))
-                    .await;
+            let w = ordered::write_numbered(
+                session,
+                state,
+                Bytes::from(all),
+                Some(Self::SPEC.tool),
+                &author,
+            )
+            .await;
             seq = w.seq;
             bytes_sent = w.bytes;
             match w.stopped {
@@ -182,6 +188,7 @@ impl Operation for Keys {
                             state,
                             Bytes::from(bytes),
                             Some(Self::SPEC.tool),
+                            &author,
                         )
                         .await;
                         (w.stopped, w.seq)
@@ -191,9 +198,14 @@ impl Operation for Keys {
                             (Some(ordered::Stopped::SecretPrompt), Some(k))
                         } else {
                             state.input_more(k, n);
-                            let w =
-                                ordered::write_numbered(session, state, Bytes::from(bytes), None)
-                                    .await;
+                            let w = ordered::write_numbered(
+                                session,
+                                state,
+                                Bytes::from(bytes),
+                                None,
+                                &author,
+                            )
+                            .await;
                             (w.stopped, Some(k))
                         }
                     }

@@ -231,7 +231,7 @@ async fn perform<O: Operation>(
         Target::None | Target::Edit => None,
     };
     if let (Some(kind), Ok(window)) = (kind, cx.window()) {
-        activity::tell(window, kind, O::SPEC.tool);
+        activity::tell(window, kind, O::SPEC.tool, &caller.author());
     }
     let answer = request.run(&cx).await?;
     Ok(Box::new(answer))

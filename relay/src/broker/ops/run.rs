@@ -143,7 +143,7 @@ impl Operation for RunCommand {
         bytes.push(b'\r');
         let bytes = Bytes::from(bytes);
         let seq = state.input_sent(Self::SPEC.tool, bytes.len());
-        if !session.write(bytes.clone()).await {
+        if !session.write(bytes.clone(), &cx.caller.author()).await {
             return Err(unknown_or_off());
         }
         let id = ordered::note_written(state, Some(at), &bytes);
