@@ -758,6 +758,42 @@ impl Terminal {
         }
     }
 
+    /// One line of history and screen together (0 = the oldest history row; the alternate
+    /// screen has no history), cell by cell: whether it soft-wraps onto the next line, and per
+    /// column the cell's text ("" for a blank cell and for a wide character's second half), its
+    /// width (1; 2 for a wide character; 0 for its second half) and style. `None` past the last
+    /// line. For adapters that expose a buffer API (the xterm.js-compatible entry).
+    pub fn line_cells(&self, line: usize) -> Option<(bool, Vec<(String, u8, Style)>)> {
+        let h = self.scrollback_rows();
+        let r = if line < h {
+            self.view_row(h - line, 0)?
+        } else {
+            self.view_row(0, u16::try_from(line - h).ok()?)?
+        };
+        let cols = usize::from(self.size().cols);
+        let mut cells = Vec::with_capacity(cols);
+        for col in 0..cols {
+            let cell = r
+                .cells
+                .get(col)
+                .copied()
+                .unwrap_or(crate::grid::Cell::blank(CellStyle::DEFAULT));
+            let width = if cell.flags() & WIDE_CONT != 0 {
+                0
+            } else if cell.flags() & WIDE != 0 && col + 1 < cols {
+                2
+            } else {
+                1
+            };
+            let mut text = String::new();
+            if width != 0 && cell.content() != u32::from(b' ') {
+                self.screen.clusters.push_text(cell.content(), &mut text);
+            }
+            cells.push((text, width, cell.style.unpack()));
+        }
+        Some((r.wrapped, cells))
+    }
+
     /// Styled runs of one row of the view scrolled `view_offset` rows up into history (0 = the
     /// live screen; clamped to [`Self::scrollback_rows`]). Rows past the bottom give no runs.
     pub fn row_runs(&mut self, view_offset: usize, row: u16, out: &mut Vec<StyledRun>) {
