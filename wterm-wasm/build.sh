@@ -105,7 +105,8 @@ build_entry wterm_wasm --no-default-features
 build_entry wterm_wasm_full
 
 for f in findbar.js relay.js relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts \
-  svelte.js svelte.d.ts keybar.js keybar.d.ts README.md LICENSE; do
+  svelte.js svelte.d.ts keybar.js keybar.d.ts xterm.js xterm.d.ts addon-fit.js addon-fit.d.ts \
+  README.md LICENSE; do
   cp "$src/$f" "$stage/$f"
 done
 
@@ -145,7 +146,7 @@ total_gz=0
 for f in wterm_wasm_bg.wasm wterm_wasm.js wterm_wasm.d.ts wterm_wasm_bg.wasm.d.ts \
   wterm_wasm_full_bg.wasm wterm_wasm_full.js wterm_wasm_full.d.ts wterm_wasm_full_bg.wasm.d.ts findbar.js \
   relay.js relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts svelte.js svelte.d.ts \
-  keybar.js keybar.d.ts; do
+  keybar.js keybar.d.ts xterm.js xterm.d.ts addon-fit.js addon-fit.d.ts; do
   r=$(raw "$pkg/$f")
   g=$(gz "$pkg/$f")
   total_raw=$((total_raw + r))
@@ -158,6 +159,8 @@ shared_gz=$((relay_gz + $(gz "$pkg/controller.js")))
 kb() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
 echo "relay client (relay.js) gzipped: $(kb "$relay_gz") KB"
 # Optional UI outside the core, loaded only by an app that imports it.
+# The xterm.js-compatible entry: a JS adapter over the full entry's WTerm (loads the full wasm).
+echo "xterm.js-compatible entry (xterm.js, optional import wterm-wasm/xterm; over the full entry) gzipped: $(kb "$(gz "$pkg/xterm.js")") KB"
 echo "key bar (keybar.js, optional import wterm-wasm/keybar) gzipped: $(kb "$(gz "$pkg/keybar.js")") KB"
 # Optional UI, loaded only when used: the find bar is imported by Ctrl+Shift+F (its loader, the
 # wasm-bindgen snippet, is part of the core glue).
