@@ -134,6 +134,20 @@ test("write with a callback, buffer reads, onData from typing, onKey, resize, di
   });
   expect(resized).toEqual({ seen: [{ cols: 30, rows: 8 }], cols: 31, rows: 8 });
 
+  // onTitleChange, onBell, onCursorMove, and onRender once the frame is drawn.
+  const events = await page.evaluate(async () => {
+    const w = window as any;
+    const seen: string[] = [];
+    w.term.onTitleChange((t: string) => seen.push(`title:${t}`));
+    w.term.onBell(() => seen.push("bell"));
+    w.term.onCursorMove(() => seen.push("cursor"));
+    w.term.onRender(({ start, end }: { start: number; end: number }) => seen.push(`render:${start <= end}`));
+    await new Promise<void>((r) => w.term.write("\x1b]2;hi\x07\x07z", r));
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    return seen;
+  });
+  expect(events).toEqual(expect.arrayContaining(["title:hi", "bell", "cursor", "render:true"]));
+
   // Dispose: the element leaves the page, a second dispose is fine, other calls throw.
   const disposed = await page.evaluate(() => {
     const w = window as any;

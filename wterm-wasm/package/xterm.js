@@ -62,11 +62,13 @@ const DEFAULTS = {
   overviewRuler: {},
 };
 
-// Options applied (at construction and when set later); every other known option is accepted,
+// Options applied (at construction and when set later; scrollOnUserInput and
+// ignoreBracketedPasteMode by input() and paste() only); every other known option is accepted,
 // kept in `options`, and warned about once as not honoured.
 const HONOURED = new Set([
   "cols", "rows", "theme", "fontFamily", "fontSize", "cursorBlink", "cursorStyle", "scrollback",
-  "convertEol", "disableStdin", "screenReaderMode", "allowProposedApi",
+  "convertEol", "disableStdin", "screenReaderMode", "allowProposedApi", "scrollOnUserInput",
+  "ignoreBracketedPasteMode",
 ]);
 // Options wterm takes only at construction.
 const CONSTRUCTOR_ONLY = new Set(["scrollback", "screenReaderMode"]);
