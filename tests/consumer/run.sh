@@ -67,8 +67,8 @@ echo "$install" > "$work/current"
 rm -rf "$install/src" "$install/typecheck"
 cp -R "$app/src" "$app/typecheck" "$install/"
 # The xterm.js app (typecheck/xterm-app.ts, checked against @xterm/xterm itself) with only its
-# import paths changed: the package's wterm-wasm/xterm and wterm-wasm/addon-fit must accept it.
-sed -e 's#"@xterm/xterm"#"wterm-wasm/xterm"#' -e 's#"@xterm/addon-fit"#"wterm-wasm/addon-fit"#' \
+# import paths changed: the package's wterm-wasm/xterm and wterm-wasm/addon-* must accept it.
+sed -e 's#"@xterm/xterm"#"wterm-wasm/xterm"#' -e 's#"@xterm/addon-\([a-z]*\)"#"wterm-wasm/addon-\1"#' \
   "$app/typecheck/xterm-app.ts" > "$install/typecheck/xterm-app-wterm.ts"
 grep -q '"wterm-wasm/xterm"' "$install/typecheck/xterm-app-wterm.ts" ||
   { echo "run.sh: xterm-app.ts no longer imports @xterm/xterm" >&2; exit 1; }

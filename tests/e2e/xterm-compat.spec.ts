@@ -366,3 +366,56 @@ test("scrolling, onScroll, paste, selection, the custom key handler, disableStdi
   });
   expect(after).toBeUndefined();
 });
+
+test("SearchAddon and SerializeAddon over wterm's search and serialize", async ({ page }) => {
+  await load(page);
+  const result = await page.evaluate(async () => {
+    const w = window as any;
+    const { SearchAddon } = await import("/pkg/addon-search.js" as string);
+    const { SerializeAddon } = await import("/pkg/addon-serialize.js" as string);
+    const host = document.createElement("div");
+    document.body.append(host);
+    const term = new w.X.Terminal({ cols: 30, rows: 5 });
+    const search = new SearchAddon();
+    const serialize = new SerializeAddon();
+    term.loadAddon(search);
+    term.loadAddon(serialize);
+    term.open(host);
+    const changes: unknown[] = [];
+    search.onDidChangeResults((e: unknown) => changes.push(e));
+    await new Promise<void>((r) => term.write("error 42\r\nok\r\n\x1b[1merror\x1b[0m 7\r\n", r));
+    const found = search.findNext("error \\d+", { regex: true, decorations: { activeMatchBackground: "#ff0000", matchOverviewRuler: "#888888", activeMatchColorOverviewRuler: "#888888" } });
+    const next = search.findNext("error \\d+", { regex: true });
+    const none = search.findNext("nothing-like-this");
+    search.clearDecorations();
+    const ansi = serialize.serialize();
+    const html = serialize.serializeAsHTML();
+    // The ANSI redraws the same screen in a fresh terminal of the same size.
+    const copyHost = document.createElement("div");
+    document.body.append(copyHost);
+    const copy = new w.X.Terminal({ cols: 30, rows: 5 });
+    copy.open(copyHost);
+    await new Promise<void>((r) => copy.write(ansi, r));
+    const rows = (t: any) => [0, 1, 2].map((y) => t.buffer.active.getLine(y).translateToString(true));
+    const bold = copy.buffer.active.getLine(2).getCell(0).isBold() !== 0;
+    const activeVar = term.element.style.getPropertyValue("--wterm-match-active");
+    const out = { found, next, none, changes, html: html.startsWith("<pre"), same: JSON.stringify(rows(copy)) === JSON.stringify(rows(term)), rows: rows(copy), bold, activeVar, warnings: w.warnings };
+    term.dispose();
+    copy.dispose();
+    return out;
+  });
+  expect(result.found).toBe(true);
+  expect(result.next).toBe(true);
+  expect(result.none).toBe(false);
+  expect(result.changes).toEqual([
+    { resultIndex: 0, resultCount: 2 },
+    { resultIndex: 1, resultCount: 2 },
+    { resultIndex: -1, resultCount: 0 },
+  ]);
+  expect(result.html).toBe(true);
+  expect(result.rows).toEqual(["error 42", "ok", "error 7"]);
+  expect(result.same).toBe(true);
+  expect(result.bold).toBe(true);
+  expect(result.activeVar).toBe("#ff0000");
+  expect(result.warnings.filter((w: string) => w.includes("decorations.matchOverviewRuler")).length).toBe(1);
+});

@@ -1,9 +1,11 @@
-// A small app written against xterm.js 6 (@xterm/xterm, @xterm/addon-fit), type-checked as it
-// is and, by tests/consumer/run.sh, once more with only its import paths changed to
-// wterm-wasm/xterm and wterm-wasm/addon-fit (xterm-app-wterm.ts): the package's declarations
+// A small app written against xterm.js 6 (@xterm/xterm and the fit, search and serialize
+// addons), type-checked as it is and, by tests/consumer/run.sh, once more with only its import
+// paths changed to wterm-wasm/xterm and wterm-wasm/addon-* (xterm-app-wterm.ts): the package's declarations
 // must accept what xterm.js's accept. Never run (tests/e2e/xterm-compat.spec.ts runs the entry).
 import { Terminal, type IBufferLine, type IDisposable, type ITerminalOptions, type ITheme } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
+import { SearchAddon, type ISearchOptions } from "@xterm/addon-search";
+import { SerializeAddon } from "@xterm/addon-serialize";
 
 const theme: ITheme = { background: "#1e1e1e", foreground: "#d4d4d4", cursor: "#ffb000" };
 const options: ITerminalOptions = {
@@ -70,6 +72,18 @@ export function start(parent: HTMLElement, send: (data: string) => void): () => 
   term.clear();
   term.reset();
   console.log(term.cols, term.rows, term.element?.tagName, term.textarea?.value, term.modes.bracketedPasteMode);
+
+  const search = new SearchAddon();
+  term.loadAddon(search);
+  const searchOptions: ISearchOptions = { caseSensitive: true, regex: false, wholeWord: true };
+  const found: boolean = search.findNext("hello", searchOptions) || search.findPrevious("hello");
+  subs.push(search.onDidChangeResults(({ resultIndex, resultCount }) => console.log(found, resultIndex, resultCount)));
+  search.clearDecorations();
+  const serialize = new SerializeAddon();
+  term.loadAddon(serialize);
+  const saved: string = serialize.serialize({ scrollback: 100 });
+  const html: string = serialize.serializeAsHTML({ scrollback: 10 });
+  console.log(saved.length, html.length);
 
   return () => {
     for (const s of subs) s.dispose();
