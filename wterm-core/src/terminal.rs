@@ -764,11 +764,14 @@ impl Terminal {
     /// width (1; 2 for a wide character; 0 for its second half) and style. `None` past the last
     /// line. For adapters that expose a buffer API (the xterm.js-compatible entry).
     pub fn line_cells(&self, line: usize) -> Option<(bool, Vec<(String, u8, Style)>)> {
+        // The lookup of `view_row`, by absolute line: a second caller of `view_row` changed how
+        // the core wasm (which never calls this) was inlined, +40 bytes gzipped.
+        let s = &self.screen;
         let h = self.scrollback_rows();
-        let r = if line < h {
-            self.view_row(h - line, 0)?
+        let r: Cow<'_, Row> = if line < h {
+            Cow::Owned(s.history.get(line)?.unpack())
         } else {
-            self.view_row(0, u16::try_from(line - h).ok()?)?
+            Cow::Borrowed(s.buf().rows.get(line - h)?)
         };
         let cols = usize::from(self.size().cols);
         let mut cells = Vec::with_capacity(cols);
