@@ -106,7 +106,8 @@ build_entry wterm_wasm_full
 
 for f in findbar.js relay.js relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts \
   svelte.js svelte.d.ts keybar.js keybar.d.ts xterm.js xterm.d.ts addon-fit.js addon-fit.d.ts \
-  addon-search.js addon-search.d.ts addon-serialize.js addon-serialize.d.ts README.md LICENSE; do
+  addon-search.js addon-search.d.ts addon-serialize.js addon-serialize.d.ts addon-web-links.js \
+  addon-web-links.d.ts README.md LICENSE; do
   cp "$src/$f" "$stage/$f"
 done
 
@@ -147,7 +148,7 @@ for f in wterm_wasm_bg.wasm wterm_wasm.js wterm_wasm.d.ts wterm_wasm_bg.wasm.d.t
   wterm_wasm_full_bg.wasm wterm_wasm_full.js wterm_wasm_full.d.ts wterm_wasm_full_bg.wasm.d.ts findbar.js \
   relay.js relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts svelte.js svelte.d.ts \
   keybar.js keybar.d.ts xterm.js xterm.d.ts addon-fit.js addon-fit.d.ts addon-search.js \
-  addon-search.d.ts addon-serialize.js addon-serialize.d.ts; do
+  addon-search.d.ts addon-serialize.js addon-serialize.d.ts addon-web-links.js addon-web-links.d.ts; do
   r=$(raw "$pkg/$f")
   g=$(gz "$pkg/$f")
   total_raw=$((total_raw + r))
@@ -162,7 +163,11 @@ echo "relay client (relay.js) gzipped: $(kb "$relay_gz") KB"
 # Optional UI outside the core, loaded only by an app that imports it.
 # The xterm.js-compatible entry: a JS adapter over the full entry's WTerm (loads the full wasm).
 echo "xterm.js-compatible entry (xterm.js, optional import wterm-wasm/xterm; over the full entry) gzipped: $(kb "$(gz "$pkg/xterm.js")") KB"
-echo "its addons (addon-fit.js, addon-search.js, addon-serialize.js) gzipped: $(kb $(($(gz "$pkg/addon-fit.js") + $(gz "$pkg/addon-search.js") + $(gz "$pkg/addon-serialize.js")))) KB"
+addons_gz=0
+for f in addon-fit addon-search addon-serialize addon-web-links; do
+  addons_gz=$((addons_gz + $(gz "$pkg/$f.js")))
+done
+echo "its addons (addon-fit.js, addon-search.js, addon-serialize.js, addon-web-links.js) gzipped: $(kb "$addons_gz") KB"
 echo "key bar (keybar.js, optional import wterm-wasm/keybar) gzipped: $(kb "$(gz "$pkg/keybar.js")") KB"
 # Optional UI, loaded only when used: the find bar is imported by Ctrl+Shift+F (its loader, the
 # wasm-bindgen snippet, is part of the core glue).

@@ -419,3 +419,55 @@ test("SearchAddon and SerializeAddon over wterm's search and serialize", async (
   expect(result.activeVar).toBe("#ff0000");
   expect(result.warnings.filter((w: string) => w.includes("decorations.matchOverviewRuler")).length).toBe(1);
 });
+
+test("WebLinksAddon: Ctrl+click on a URL calls its handler; without the addon links are neither shown nor followed", async ({ page }) => {
+  await load(page);
+  await page.evaluate(async () => {
+    const w = window as any;
+    const { WebLinksAddon } = await import("/pkg/addon-web-links.js" as string);
+    const host = document.createElement("div");
+    document.body.append(host);
+    const term = new w.X.Terminal({ cols: 40, rows: 4 });
+    w.term = term;
+    w.links = [];
+    w.addon = new WebLinksAddon((event: MouseEvent, uri: string) => w.links.push([uri, event.ctrlKey || event.metaKey]));
+    term.open(host);
+    await new Promise<void>((r) => term.write("see https://example.com/x ok", r));
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  });
+  const point = await page.evaluate(() => {
+    const rows = document.querySelector(".wterm-rows")!.getBoundingClientRect();
+    const style = getComputedStyle(document.querySelector(".wterm")!);
+    const w = parseFloat(style.getPropertyValue("--wterm-cell-w"));
+    const h = parseFloat(style.getPropertyValue("--wterm-cell-h"));
+    return { x: rows.left + 10.5 * w, y: rows.top + 0.5 * h };
+  });
+  const clickLink = async () => {
+    await page.mouse.move(point.x - 20, point.y);
+    await page.mouse.move(point.x, point.y, { steps: 3 });
+    await page.waitForTimeout(200);
+    await page.keyboard.down("Control");
+    await page.mouse.click(point.x, point.y);
+    await page.keyboard.up("Control");
+    await page.waitForTimeout(200);
+  };
+  const underlineShown = () =>
+    page.evaluate(() => [...document.querySelectorAll(".wterm-lk")].some((el) => getComputedStyle(el).display !== "none"));
+
+  // Without the addon: nothing shown, nothing followed.
+  await clickLink();
+  expect(await underlineShown()).toBe(false);
+  expect(await page.evaluate(() => (window as any).links)).toEqual([]);
+
+  // With it: underlined under the pointer, and Ctrl+click calls the handler.
+  await page.evaluate(() => (window as any).term.loadAddon((window as any).addon));
+  await clickLink();
+  expect(await underlineShown()).toBe(true);
+  expect(await page.evaluate(() => (window as any).links)).toEqual([["https://example.com/x", true]]);
+
+  // Disposed: back to none.
+  await page.evaluate(() => (window as any).addon.dispose());
+  await clickLink();
+  expect(await page.evaluate(() => (window as any).links.length)).toBe(1);
+  await page.evaluate(() => (window as any).term.dispose());
+});

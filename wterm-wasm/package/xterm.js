@@ -194,7 +194,11 @@ class BufferLine {
     this._data = data;
   }
   get isWrapped() {
-    // xterm.js: this line continues the previous one.
+    // xterm.js: this line continues the previous one (read when asked, once).
+    if (this._continues === undefined) {
+      const prev = this._y > 0 && !this._term._disposed ? this._term._wterm.bufferLine(this._y - 1) : undefined;
+      this._continues = prev?.[0] === true;
+    }
     return this._continues;
   }
   get length() {
@@ -259,7 +263,8 @@ class Buffer {
     const data = term._wterm.bufferLine(y);
     if (data === undefined) return undefined;
     const line = new BufferLine(data);
-    line._continues = y > 0 && term._wterm.bufferLine(y - 1)?.[0] === true;
+    line._term = term;
+    line._y = y;
     return line;
   }
   getNullCell() {
@@ -272,6 +277,17 @@ function notSupported(name, what = "is not supported and does nothing") {
 }
 
 const NOOP_DISPOSABLE = Object.freeze({ dispose() {} });
+
+// The adapter's own rules: a link under the pointer is not underlined unless a WebLinksAddon is
+// loaded (the host then has the class xterm-web-links).
+const styled = new WeakSet();
+function addStyle(doc) {
+  if (styled.has(doc)) return;
+  styled.add(doc);
+  const style = doc.createElement("style");
+  style.textContent = ".xterm:not(.xterm-web-links) .wterm-lk{display:none}";
+  doc.head.appendChild(style);
+}
 
 export class Terminal {
   constructor(options = {}) {
@@ -314,7 +330,10 @@ export class Terminal {
       rows,
       scrollback: this._values.scrollback,
       screenReaderMode: this._values.screenReaderMode,
-      links: false,
+      // Plain-text links are found all along but shown and followed only while a
+      // WebLinksAddon is loaded (xterm.js has none without it).
+      links: true,
+      onLink: (uri, event) => this._webLinks?.(event, uri),
       findBar: false,
     };
     if (options.theme !== undefined) init.theme = wtermTheme(options.theme);
@@ -588,6 +607,7 @@ export class Terminal {
     if (!(parent instanceof HTMLElement)) {
       throw new Error(`${PREFIX}open(parent) takes an HTMLElement; got ${parent === null ? "null" : typeof parent}`);
     }
+    addStyle(parent.ownerDocument);
     parent.appendChild(this._host);
     if (this._opened) return;
     this._opened = true;

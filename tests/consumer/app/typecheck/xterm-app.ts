@@ -1,11 +1,12 @@
-// A small app written against xterm.js 6 (@xterm/xterm and the fit, search and serialize
-// addons), type-checked as it is and, by tests/consumer/run.sh, once more with only its import
+// A small app written against xterm.js 6 (@xterm/xterm and the fit, search, serialize and
+// web-links addons), type-checked as it is and, by tests/consumer/run.sh, once more with only its import
 // paths changed to wterm-wasm/xterm and wterm-wasm/addon-* (xterm-app-wterm.ts): the package's declarations
 // must accept what xterm.js's accept. Never run (tests/e2e/xterm-compat.spec.ts runs the entry).
 import { Terminal, type IBufferLine, type IDisposable, type ITerminalOptions, type ITheme } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
 import { SearchAddon, type ISearchOptions } from "@xterm/addon-search";
 import { SerializeAddon } from "@xterm/addon-serialize";
+import { WebLinksAddon } from "@xterm/addon-web-links";
 
 const theme: ITheme = { background: "#1e1e1e", foreground: "#d4d4d4", cursor: "#ffb000" };
 const options: ITerminalOptions = {
@@ -84,6 +85,9 @@ export function start(parent: HTMLElement, send: (data: string) => void): () => 
   const saved: string = serialize.serialize({ scrollback: 100 });
   const html: string = serialize.serializeAsHTML({ scrollback: 10 });
   console.log(saved.length, html.length);
+
+  term.loadAddon(new WebLinksAddon((event: MouseEvent, uri: string) => window.open(uri, "_blank", "noopener")));
+  term.loadAddon(new WebLinksAddon());
 
   return () => {
     for (const s of subs) s.dispose();
