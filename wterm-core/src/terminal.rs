@@ -131,6 +131,10 @@ pub struct Style {
 /// An OSC 8 hyperlink's id within one [`Terminal`] (ids are reused only after a reset).
 pub type LinkId = core::num::NonZeroU16;
 
+/// One cell of [`Terminal::line_cells`]: its text ("" blank), width (1; 2 a wide character;
+/// 0 its second half) and style.
+pub type LineCell = (String, u8, Style);
+
 /// A run of adjacent cells of one row that share a [`Style`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StyledRun {
@@ -763,7 +767,7 @@ impl Terminal {
     /// column the cell's text ("" for a blank cell and for a wide character's second half), its
     /// width (1; 2 for a wide character; 0 for its second half) and style. `None` past the last
     /// line. For adapters that expose a buffer API (the xterm.js-compatible entry).
-    pub fn line_cells(&self, line: usize) -> Option<(bool, Vec<(String, u8, Style)>)> {
+    pub fn line_cells(&self, line: usize) -> Option<(bool, Vec<LineCell>)> {
         // The lookup of `view_row`, by absolute line: a second caller of `view_row` changed how
         // the core wasm (which never calls this) was inlined, +40 bytes gzipped.
         let s = &self.screen;
