@@ -358,6 +358,17 @@ test("scrolling, onScroll, paste, selection, the custom key handler, disableStdi
   await page.keyboard.type("e");
   await expect.poll(() => page.evaluate(() => (window as any).data.join(""))).toBe("abe");
 
+  // clear(): the cursor's line becomes the only one, at the top; history goes.
+  const cleared = await page.evaluate(async () => {
+    const term = (window as any).term;
+    await new Promise<void>((r) => term.write("prompt$ ", r));
+    term.clear();
+    await new Promise<void>((r) => term.write("", r));
+    const b = term.buffer.active;
+    return { baseY: b.baseY, cursor: [b.cursorX, b.cursorY], top: b.getLine(0).translateToString(true), next: b.getLine(1).translateToString(true) };
+  });
+  expect(cleared).toEqual({ baseY: 0, cursor: [8, 0], top: "prompt$", next: "" });
+
   // Addons are disposed with the terminal.
   const after = await page.evaluate(() => {
     const w = window as any;
