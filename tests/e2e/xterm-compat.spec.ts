@@ -456,7 +456,8 @@ test("WebLinksAddon: Ctrl+click on a URL calls its handler; without the addon li
   const clickLink = async () => {
     await page.mouse.move(point.x - 20, point.y);
     await page.mouse.move(point.x, point.y, { steps: 3 });
-    await page.waitForTimeout(200);
+    // The link under the pointer is found (drawn or not) before the click.
+    await expect.poll(() => page.evaluate(() => document.querySelector(".wterm-lk") !== null)).toBe(true);
     await page.keyboard.down("Control");
     await page.mouse.click(point.x, point.y);
     await page.keyboard.up("Control");
@@ -474,7 +475,7 @@ test("WebLinksAddon: Ctrl+click on a URL calls its handler; without the addon li
   await page.evaluate(() => (window as any).term.loadAddon((window as any).addon));
   await clickLink();
   expect(await underlineShown()).toBe(true);
-  expect(await page.evaluate(() => (window as any).links)).toEqual([["https://example.com/x", true]]);
+  await expect.poll(() => page.evaluate(() => (window as any).links)).toEqual([["https://example.com/x", true]]);
 
   // Disposed: back to none.
   await page.evaluate(() => (window as any).addon.dispose());
