@@ -12,7 +12,7 @@
 #      from the repo's binaryen (node_modules/.bin/wasm-opt; skipped with a
 #      warning when it is not installed);
 #   4. the hand-written files of wterm-wasm/package/ (relay client, React/Vue/Svelte bindings,
-#      their .d.ts, README.md, LICENSE) and package.json from package.template.json, its version
+#      the xterm.js-compatible entry and its addons, their .d.ts, README.md, LICENSE) and package.json from package.template.json, its version
 #      taken from the crate's (the workspace version in the root Cargo.toml);
 #   5. a check that every file package.json lists exists, then a size report.
 # `npm pack` in wterm-wasm/pkg then yields wterm-wasm-VERSION.tgz. Installs nothing; works from
@@ -105,7 +105,9 @@ build_entry wterm_wasm --no-default-features
 build_entry wterm_wasm_full
 
 for f in findbar.js relay.js relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts \
-  svelte.js svelte.d.ts keybar.js keybar.d.ts README.md LICENSE; do
+  svelte.js svelte.d.ts keybar.js keybar.d.ts xterm.js xterm.d.ts addon-fit.js addon-fit.d.ts \
+  addon-search.js addon-search.d.ts addon-serialize.js addon-serialize.d.ts addon-web-links.js \
+  addon-web-links.d.ts README.md LICENSE; do
   cp "$src/$f" "$stage/$f"
 done
 
@@ -145,7 +147,8 @@ total_gz=0
 for f in wterm_wasm_bg.wasm wterm_wasm.js wterm_wasm.d.ts wterm_wasm_bg.wasm.d.ts \
   wterm_wasm_full_bg.wasm wterm_wasm_full.js wterm_wasm_full.d.ts wterm_wasm_full_bg.wasm.d.ts findbar.js \
   relay.js relay.d.ts controller.js react.js react.d.ts vue.js vue.d.ts svelte.js svelte.d.ts \
-  keybar.js keybar.d.ts; do
+  keybar.js keybar.d.ts xterm.js xterm.d.ts addon-fit.js addon-fit.d.ts addon-search.js \
+  addon-search.d.ts addon-serialize.js addon-serialize.d.ts addon-web-links.js addon-web-links.d.ts; do
   r=$(raw "$pkg/$f")
   g=$(gz "$pkg/$f")
   total_raw=$((total_raw + r))
@@ -157,6 +160,13 @@ relay_gz=$(gz "$pkg/relay.js")
 shared_gz=$((relay_gz + $(gz "$pkg/controller.js")))
 kb() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
 echo "relay client (relay.js) gzipped: $(kb "$relay_gz") KB"
+# The xterm.js-compatible entry: a JS adapter over the full entry's WTerm (loads the full wasm).
+echo "xterm.js-compatible entry (xterm.js, optional import wterm-wasm/xterm; over the full entry) gzipped: $(kb "$(gz "$pkg/xterm.js")") KB"
+addons_gz=0
+for f in addon-fit addon-search addon-serialize addon-web-links; do
+  addons_gz=$((addons_gz + $(gz "$pkg/$f.js")))
+done
+echo "its addons (addon-fit.js, addon-search.js, addon-serialize.js, addon-web-links.js) gzipped: $(kb "$addons_gz") KB"
 # Optional UI outside the core, loaded only by an app that imports it.
 echo "key bar (keybar.js, optional import wterm-wasm/keybar) gzipped: $(kb "$(gz "$pkg/keybar.js")") KB"
 # Optional UI, loaded only when used: the find bar is imported by Ctrl+Shift+F (its loader, the

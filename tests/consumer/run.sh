@@ -2,7 +2,8 @@
 # Builds the consumer app of tests/consumer/app against the PACKED wterm-wasm, as a user would
 # get it from npm: `npm pack` of wterm-wasm/pkg, then `npm install ./wterm-wasm-X.Y.Z.tgz` (never
 # a path to the sources) with the app's pinned Vite 7, React, Vue and Svelte, then `tsc` over the
-# package's declarations and `vite build` of the app's pages (plain JS, React, Vue, Svelte, and
+# package's declarations (and of an xterm.js app with its imports changed to wterm-wasm/xterm) and
+# `vite build` of the app's pages (plain JS, React, Vue, Svelte, and
 # readme.html, which imports every code sample of the package README: readme-samples.mjs).
 #
 # Needs wterm-wasm/pkg (run `bash wterm-wasm/build.sh` first) and the npm registry (first run
@@ -65,6 +66,12 @@ echo "$install" > "$work/current"
 # 3. The app's sources next to the install, then type-check and build (skipped when unchanged).
 rm -rf "$install/src" "$install/typecheck"
 cp -R "$app/src" "$app/typecheck" "$install/"
+# The xterm.js app (typecheck/xterm-app.ts, checked against @xterm/xterm itself) with only its
+# import paths changed: the package's wterm-wasm/xterm and wterm-wasm/addon-* must accept it.
+sed -e 's#"@xterm/xterm"#"wterm-wasm/xterm"#' -e 's#"@xterm/addon-\([a-z]*\)"#"wterm-wasm/addon-\1"#' \
+  "$app/typecheck/xterm-app.ts" > "$install/typecheck/xterm-app-wterm.ts"
+grep -q '"wterm-wasm/xterm"' "$install/typecheck/xterm-app-wterm.ts" ||
+  { echo "run.sh: xterm-app.ts no longer imports @xterm/xterm" >&2; exit 1; }
 cp "$app"/*.html "$app/vite.config.js" "$install/"
 # The package README's code samples, which the page readme.html imports: the build compiles them.
 node "$root/tests/consumer/readme-samples.mjs" "$install/src/readme"

@@ -59,7 +59,7 @@ pub use search::{
     Matcher, SearchMatch, SearchOptions, SearchPos, SearchResult, TextLink, TextMatcher, UrlMatcher,
 };
 pub use terminal::{
-    join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LinkId,
-    Progress, ProgressState, ShellIntegration, ShellState, Size, Style, StyledRun, Terminal,
-    TextRow, RESYNC_PREFIX,
+    join_for_search, join_rows, rows_contain, Color, Cursor, DynamicColors, Effects, LineCell,
+    LinkId, Progress, ProgressState, ShellIntegration, ShellState, Size, Style, StyledRun,
+    Terminal, TextRow, RESYNC_PREFIX,
 };

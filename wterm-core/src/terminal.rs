@@ -131,6 +131,10 @@ pub struct Style {
 /// An OSC 8 hyperlink's id within one [`Terminal`] (ids are reused only after a reset).
 pub type LinkId = core::num::NonZeroU16;
 
+/// One cell of [`Terminal::line_cells`]: its text ("" blank), width (1; 2 a wide character;
+/// 0 its second half) and style.
+pub type LineCell = (String, u8, Style);
+
 /// A run of adjacent cells of one row that share a [`Style`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StyledRun {
@@ -765,6 +769,45 @@ impl Terminal {
         } else {
             s.main.rows.get(idx - h).map(Cow::Borrowed)
         }
+    }
+
+    /// One line of history and screen together (0 = the oldest history row; the alternate
+    /// screen has no history), cell by cell: whether it soft-wraps onto the next line, and per
+    /// column the cell's text ("" for a blank cell and for a wide character's second half), its
+    /// width (1; 2 for a wide character; 0 for its second half) and style. `None` past the last
+    /// line. For adapters that expose a buffer API (the xterm.js-compatible entry).
+    pub fn line_cells(&self, line: usize) -> Option<(bool, Vec<LineCell>)> {
+        // The lookup of `view_row`, by absolute line: a second caller of `view_row` changed how
+        // the core wasm (which never calls this) was inlined, +40 bytes gzipped.
+        let s = &self.screen;
+        let h = self.scrollback_rows();
+        let r: Cow<'_, Row> = if line < h {
+            Cow::Owned(s.history.get(line)?.unpack())
+        } else {
+            Cow::Borrowed(s.buf().rows.get(line - h)?)
+        };
+        let cols = usize::from(self.size().cols);
+        let mut cells = Vec::with_capacity(cols);
+        for col in 0..cols {
+            let cell = r
+                .cells
+                .get(col)
+                .copied()
+                .unwrap_or(crate::grid::Cell::blank(CellStyle::DEFAULT));
+            let width = if cell.flags() & WIDE_CONT != 0 {
+                0
+            } else if cell.flags() & WIDE != 0 && col + 1 < cols {
+                2
+            } else {
+                1
+            };
+            let mut text = String::new();
+            if width != 0 && cell.content() != u32::from(b' ') {
+                self.screen.clusters.push_text(cell.content(), &mut text);
+            }
+            cells.push((text, width, cell.style.unpack()));
+        }
+        Some((r.wrapped, cells))
     }
 
     /// Styled runs of one row of the view scrolled `view_offset` rows up into history (0 = the

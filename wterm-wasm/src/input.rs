@@ -474,7 +474,7 @@ fn on_copy(ev: &ClipboardEvent, root: &web_sys::Element, wrapped: &[bool]) {
 }
 
 /// For each row of the view, whether its line continues on the next row.
-fn view_wrapped(shared: &Shared) -> Option<Vec<bool>> {
+pub(crate) fn view_wrapped(shared: &Shared) -> Option<Vec<bool>> {
     let mut inner = shared.try_borrow_mut().ok()?;
     let rows = usize::from(inner.term.size().rows);
     let offset = inner.view_offset.min(inner.term.scrollback_rows());
@@ -491,7 +491,7 @@ fn view_wrapped(shared: &Shared) -> Option<Vec<bool>> {
 
 /// The selected text of the terminal under `root` (see [`on_copy`]); `None` without a
 /// selection or when it does not touch a row.
-fn selected_rows_text(root: &web_sys::Element, wrapped: &[bool]) -> Option<String> {
+pub(crate) fn selected_rows_text(root: &web_sys::Element, wrapped: &[bool]) -> Option<String> {
     let window = web_sys::window()?;
     let doc = window.document()?;
     let sel = window.get_selection().ok()??;

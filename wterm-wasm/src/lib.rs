@@ -18,6 +18,8 @@
 //!   `serialize` (text and ANSI from the core, HTML from the renderer's runs). Both are in the
 //!   full build only (feature `full`, on by default; the package's `wterm-wasm/full` entry);
 //!   the core build (`wterm-wasm`) has `lean` in their place, whose methods throw.
+//! - `compat`: what the xterm.js-compatible entry reads (buffer lines and cells, cursor, modes,
+//!   view scrolling, selection text); full build only.
 //! - `dom`: self-removing listeners and timers, the stylesheet, element helpers.
 #![deny(missing_docs)]
 
@@ -28,6 +30,8 @@
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 mod a11y;
+#[cfg(feature = "full")]
+mod compat;
 mod dom;
 #[cfg(feature = "full")]
 mod export;

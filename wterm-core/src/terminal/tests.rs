@@ -938,3 +938,27 @@ fn at_ground_is_false_inside_a_sequence_or_a_character() {
     t.feed(&han[2..]);
     assert!(t.at_ground());
 }
+
+#[test]
+fn line_cells_number_history_then_screen() {
+    let mut t = term(2, 4);
+    t.feed("ab\r\n\x1b[1;31m中\x1b[0mx\r\nabcdef".as_bytes());
+    // History: "ab", "中x"; screen: "abcd" (wraps), "ef".
+    assert_eq!(t.scrollback_rows(), 2);
+    let (wrapped, cells) = t.line_cells(0).unwrap();
+    assert!(!wrapped);
+    assert_eq!(cells[0].0, "a");
+    assert_eq!(cells[2].0, "", "a blank cell has no text");
+    let (_, cells) = t.line_cells(1).unwrap();
+    assert_eq!((cells[0].0.as_str(), cells[0].1), ("中", 2));
+    assert_eq!((cells[1].0.as_str(), cells[1].1), ("", 0));
+    assert!(cells[0].2.bold);
+    assert_eq!(cells[0].2.fg, Color::Indexed(1));
+    assert_eq!(cells[2].0, "x");
+    assert!(!cells[2].2.bold);
+    assert!(t.line_cells(2).unwrap().0, "the screen's first row wraps");
+    let (wrapped, cells) = t.line_cells(3).unwrap();
+    assert!(!wrapped);
+    assert_eq!(cells[1].0, "f");
+    assert!(t.line_cells(4).is_none());
+}
