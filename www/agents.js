@@ -4,7 +4,8 @@
 // - The badge (a robot) flashes when an agent reads the terminal (blue, an eye) or types into it
 //   (orange, a keyboard), for both kinds of agents: the page's own WebMCP tools and MCP clients
 //   through the relay (the relay's {"type":"agent"} frames, which the relay client passes to the
-//   terminal's "agent" listeners). Its title and aria-label name the last tool and when; a
+//   terminal's "agent" listeners). Beside it the agent's name (an MCP client's own, from the
+//   relay's `by`) and what it does now; its title and aria-label name the last tool and when; a
 //   polite live region says when an agent starts reading or writing (not every poll).
 // - The switch "Agents: off | read | read-write" sets this terminal's access for both at once:
 //   the in-page tools through setWebMCP (off withdraws them, read makes them read-only) and MCP
@@ -47,6 +48,18 @@ const CSS = `
 #agent-note.error { color: #f48771; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 `;
+
+/**
+ * The name of the agent behind an activity, for the bar: the MCP client's own name (its
+ * clientInfo), "a route caller" with its scope, or null when the relay did not say (the page's
+ * own agent, an older relay).
+ */
+export function agentName(source, by) {
+  if (source !== "relay" || !by || typeof by !== "object") return null;
+  if (by.kind === "mcp_client") return by.name && by.name !== "unnamed" ? by.name : "An MCP client";
+  if (by.kind === "route_caller") return by.name && by.name !== "unscoped" ? `A route caller (scope ${by.name})` : "A route caller";
+  return null;
+}
 
 function el(tag, props = {}, ...children) {
   const e = Object.assign(document.createElement(tag), props);
@@ -165,8 +178,9 @@ export function mountAgentBar({ term, webmcp, windowId, api, onDone }) {
   let fade = null;
   let lastAt = 0;
   let lastKind = null;
-  term.addListener("agent", ({ kind, tool, at, source }) => {
-    const who = source === "relay" ? "An MCP client" : "An agent in this page";
+  term.addListener("agent", ({ kind, tool, at, source, by }) => {
+    const name = agentName(source, by);
+    const who = name ? name : source === "relay" ? "An MCP client" : "An agent in this page";
     const when = new Date(at).toLocaleTimeString();
     const text = `${who} ${kind === "write" ? "typed into" : "read"} this terminal (${tool}) at ${when}`;
     badge.dataset.kind = "";
@@ -178,7 +192,8 @@ export function mountAgentBar({ term, webmcp, windowId, api, onDone }) {
     badge.textContent = kind === "write" ? "⌨" : "👁";
     badge.title = text;
     badge.setAttribute("aria-label", text);
-    what.textContent = kind === "write" ? "agent typing" : "agent reading";
+    what.textContent = `${name || "agent"} ${kind === "write" ? "typing" : "reading"}`;
+    what.title = text;
     const now = Date.now();
     if (kind !== lastKind || now - lastAt > ANNOUNCE_AFTER_MS) live.textContent = text;
     lastAt = now;

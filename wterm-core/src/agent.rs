@@ -23,6 +23,32 @@ pub mod wait;
 
 pub use output::{command_output, MAX_COMMAND_OUTPUT_BYTES, MAX_COMMAND_OUTPUT_ROWS};
 
+/// For each row of the view `view_offset` rows up into history, the command an agent submitted
+/// (any [`crate::Author`] but a person) whose rows cover it: its command line (the row before
+/// its output) through its last output row, to the screen's bottom while it runs. What a page
+/// marks for the person (spec `webmcp-tools.md`, "Authors"). Empty on the alternate screen
+/// (its rows are not the log's).
+pub fn agent_rows(t: &Terminal, view_offset: usize) -> Vec<Option<&CommandRecord>> {
+    let rows = usize::from(t.size().rows);
+    let mut out = vec![None; rows];
+    if t.modes().alternate_screen {
+        return out;
+    }
+    let Some(top) = t.screen_top_row().checked_sub(view_offset as u64) else {
+        return out;
+    };
+    let bottom = top + rows as u64;
+    let by_agent = |r: &&CommandRecord| r.submitted_by.as_ref().is_some_and(|a| a.is_agent());
+    for r in t.commands().chain(t.running_command()).filter(by_agent) {
+        let first = r.output_start_row.saturating_sub(1).max(top);
+        let end = r.output_end_row.unwrap_or(bottom).min(bottom);
+        for row in first..end {
+            out[(row - top) as usize] = Some(r);
+        }
+    }
+    out
+}
+
 /// The command a wait is for, in a terminal's command log ([`Terminal::commands`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommandWait {

@@ -228,6 +228,9 @@ pub(crate) struct CommandLog {
     pub input_start: Option<(u64, u16)>,
     /// Who submitted the newest line no `C` has taken yet.
     pub submitter: Option<Author>,
+    /// The output stream has carried a note or an author (`7711;s`, `7711;a`): whoever
+    /// writes it (a relay) says who submitted lines, and the adapter no longer notes its own.
+    pub authors_in_stream: bool,
 }
 
 /// `text` cut at a character boundary to at most `max` bytes.
@@ -437,6 +440,7 @@ impl Screen {
                 self.rows_scrolled = rows.clamp(self.history.len() as u64, MAX_ROW);
                 self.log = CommandLog {
                     next_id: next_id.min(MAX_ROW),
+                    authors_in_stream: self.log.authors_in_stream,
                     ..CommandLog::default()
                 };
             }
@@ -497,6 +501,7 @@ impl Screen {
                 }
             }
             "a" => {
+                self.log.authors_in_stream = true;
                 let last = match &mut self.log.running {
                     Some(r) => Some(r),
                     None => self.log.done.back_mut(),
@@ -507,6 +512,7 @@ impl Screen {
             }
             "e" => self.log.pending = text(field(2), MAX_COMMAND_BYTES),
             "s" => {
+                self.log.authors_in_stream = true;
                 if let Some(a) = Author::from_fields(field(2), field(3)) {
                     self.log.submitter = Some(a);
                 }

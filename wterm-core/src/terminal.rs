@@ -600,6 +600,13 @@ impl Terminal {
         self.screen.log.submitter = Some(author);
     }
 
+    /// Whether the output stream says who submitted lines (it carried an
+    /// [`Author::note_sequence`] or a snapshot's author): an adapter then stops calling
+    /// [`Self::note_submit`] for its own input, whose note the stream brings in its place.
+    pub fn authors_in_stream(&self) -> bool {
+        self.screen.log.authors_in_stream
+    }
+
     /// The newest finished command.
     pub fn last_command(&self) -> Option<&CommandRecord> {
         self.screen.log.done.back()

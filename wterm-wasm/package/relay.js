@@ -27,8 +27,12 @@
 //   longer is) at a secret prompt, echo off as at a password prompt; passed to
 //   `term.setSecretPrompt`, which makes the WebMCP tools refuse to type there and shows a notice,
 //   and to `onSecretPrompt(active)`;
-// - {"type":"agent","kind","tool","at"}: an MCP client read or wrote the session through the
-//   relay; passed to the terminal's "agent" listeners with `term.reportAgent` (source "relay");
+// - {"type":"agent","kind","tool","at","by"}: an MCP client read or wrote the session through the
+//   relay (`by`: who, {kind, name}); passed to the terminal's "agent" listeners with
+//   `term.reportAgent` (source "relay");
+// - {"type":"author","agent":TOOL} before input of the page's own agent (onData's second
+//   argument, {agent: TOOL}), {"type":"author"} before the person's again: the relay records
+//   who submitted each line and audits the agent's input;
 // - {"type":"title","data"} is not used: the title reaches the terminal in the output itself
 //   (OSC 0/2, and the snapshot sets the session's title), so `onTitle` follows the terminal's
 //   own title events; one route, right after an attach, a reload and a resync alike;
@@ -153,6 +157,9 @@ export function attachToRelay(term, options) {
   // This connection's {"type":"input"} offset: undefined before it (a relay that does not number
   // input never sends one), null when the relay does not know us.
   let relayHas;
+  // Whose input this connection's next binary frames are, as last told to the relay: null for
+  // the person (what a new connection starts with), else the page agent's tool.
+  let authorSent = null;
 
   const setStatus = (next, detail) => {
     status = next;
@@ -165,7 +172,11 @@ export function attachToRelay(term, options) {
 
   const live = () => ws && ws.readyState === WebSocket.OPEN && attached && !awaitingSnapshot;
 
-  const sendInput = (bytes) => {
+  const sendInput = (bytes, agent) => {
+    if (agent !== authorSent) {
+      send(JSON.stringify(agent ? { type: "author", agent } : { type: "author" }));
+      authorSent = agent;
+    }
     for (let i = 0; i < bytes.length; i += INPUT_FRAME_BYTES) send(bytes.subarray(i, i + INPUT_FRAME_BYTES));
   };
 
@@ -184,8 +195,8 @@ export function attachToRelay(term, options) {
       }
     }
     if (relayHas !== undefined) send(JSON.stringify({ type: "input", offset: from }));
-    for (const { start, bytes } of log) {
-      if (start + bytes.length > from) sendInput(start >= from ? bytes : bytes.subarray(from - start));
+    for (const { start, bytes, agent } of log) {
+      if (start + bytes.length > from) sendInput(start >= from ? bytes : bytes.subarray(from - start), agent);
     }
     sentEnd = Math.max(sentEnd, produced);
   };
@@ -219,16 +230,18 @@ export function attachToRelay(term, options) {
 
   // Input: everything the terminal sends (keys, pastes, query replies, agent input). While not
   // attached it waits, so what a person types during a reconnect reaches the shell.
-  const onData = (data) => {
+  // The page's own agent's input comes with {agent: tool}: the relay is told whose it is.
+  const onData = (data, source) => {
     const bytes = encoder.encode(data);
-    log.push({ start: produced, bytes });
+    const agent = source && typeof source.agent === "string" ? source.agent : null;
+    log.push({ start: produced, bytes, agent });
     logBytes += bytes.length;
     produced += bytes.length;
     if (live()) {
       // The page typed into gives the session its size (tmux's "latest" window size): a smaller
       // page that attached, or left, does not keep this one at its size.
       restoreSize();
-      sendInput(bytes);
+      sendInput(bytes, agent);
       sentEnd = produced;
     }
     let dropped = false;
@@ -332,7 +345,8 @@ export function attachToRelay(term, options) {
       case "agent":
         if (typeof term.reportAgent === "function") {
           try {
-            term.reportAgent({ kind: msg.kind, tool: String(msg.tool), at: typeof msg.at === "number" ? msg.at : undefined });
+            const by = msg.by && typeof msg.by === "object" ? msg.by : undefined;
+            term.reportAgent({ kind: msg.kind, tool: String(msg.tool), at: typeof msg.at === "number" ? msg.at : undefined, by });
           } catch (e) {
             console.error("wterm-wasm/relay: an agent frame was not understood:", e);
           }
@@ -367,6 +381,7 @@ export function attachToRelay(term, options) {
     attached = false;
     awaitingSnapshot = false;
     relayHas = undefined;
+    authorSent = null;
     setStatus("connecting");
     let socket;
     try {

@@ -87,6 +87,8 @@ pub(crate) const STYLE_CSS: &str = concat!(
     // `--wterm-cursor` and `--wterm-selection` have no default: without them the cursor block
     // takes the colour of the text under it and the selection the browser's own (`Highlight`).
     ".wterm-row ::selection{background-color:var(--wterm-selection,Highlight)}",
+    // Rows of a command an agent submitted (render.rs `mark_row`): a bar at the left edge.
+    ".wterm-row[data-by]{box-shadow:inset 3px 0 var(--wterm-agent-mark,#c586c0)}",
     ".wterm-input{position:absolute;left:calc(var(--wterm-cell-w)*var(--cx,0));",
     "top:calc(var(--wterm-cell-h)*var(--cy,0));width:1px;height:var(--wterm-cell-h);",
     "margin:0;padding:0;border:0;outline:none;resize:none;overflow:hidden;opacity:0;",

@@ -71,8 +71,13 @@ impl Listeners {
 
     /// Queues `f(arg)` for every callback, the option's first.
     pub(crate) fn queue(&self, out: &mut Outbox, arg: JsValue) {
+        self.queue2(out, arg, None);
+    }
+
+    /// Queues `f(arg, second)` (`f(arg)` when `second` is `None`) for every callback.
+    pub(crate) fn queue2(&self, out: &mut Outbox, arg: JsValue, second: Option<JsValue>) {
         for f in &self.fns {
-            out.push(f, arg.clone());
+            out.0.push((f.clone(), arg.clone(), second.clone()));
         }
     }
 
@@ -618,20 +623,19 @@ pub(crate) fn size_object(cols: u16, rows: u16) -> JsValue {
 /// back into the `WTerm` (for example `onData` writing the echo of what it got).
 #[derive(Default)]
 #[must_use = "an Outbox does nothing until delivered"]
-pub(crate) struct Outbox(Vec<(Function, JsValue)>);
+pub(crate) struct Outbox(Vec<(Function, JsValue, Option<JsValue>)>);
 
 impl Outbox {
-    /// Queues `f(arg)`.
-    pub(crate) fn push(&mut self, f: &Function, arg: JsValue) {
-        self.0.push((f.clone(), arg));
-    }
-
     /// Calls the queued callbacks in order. A callback that throws is reported with
     /// `console.error` and does not stop the others: the exception belongs to the page, and the
     /// terminal must keep working.
     pub(crate) fn deliver(self) {
-        for (f, arg) in self.0 {
-            if let Err(e) = f.call1(&JsValue::UNDEFINED, &arg) {
+        for (f, arg, second) in self.0 {
+            let called = match second {
+                Some(second) => f.call2(&JsValue::UNDEFINED, &arg, &second),
+                None => f.call1(&JsValue::UNDEFINED, &arg),
+            };
+            if let Err(e) = called {
                 web_sys::console::error_2(&JsValue::from_str("wterm: a callback threw:"), &e);
             }
         }

@@ -165,9 +165,11 @@ export interface WTermOptions {
   theme?: WTermThemeName | WTermTheme | null;
   /**
    * Everything the terminal sends to the program: keystrokes, pastes, replies to queries,
-   * agent input. Without it, input is echoed locally.
+   * agent input. Input of the page's own agent (a WebMCP tool) comes with a second argument,
+   * `{agent: toolName}`, so a bridge can tell the program's side whose it is. Without it,
+   * input is echoed locally.
    */
-  onData?: (data: string) => void;
+  onData?: (data: string, source?: { agent: string }) => void;
   /** Called after the size in cells changed (resize, fit, or the element's size with auto-fit). */
   onResize?: (size: WTermSize) => void;
   /** Called when the program sets the window title (OSC 0/2). */
@@ -257,6 +259,16 @@ export interface WTermAgentActivity {
   at: number;
   /** "webmcp": an agent in this page; "relay": an MCP client through the relay. */
   source: "webmcp" | "relay";
+  /** Who, when the relay said (its agents): the MCP client's `clientInfo` name, or a route caller's scope. */
+  by?: WTermAuthor;
+}
+
+/** Who sent a line or used a tool (`submittedBy` of a command, `by` of an agent activity). */
+export interface WTermAuthor {
+  /** A person at a page, the page's own agent (a WebMCP tool), an MCP client of the relay, or a caller of its `/mcp/*` routes. */
+  kind: "person" | "page_agent" | "mcp_client" | "route_caller";
+  /** The tool, the client's `clientInfo` name, or the scope (`unscoped`); absent for a person. */
+  name?: string;
 }
 
 export interface WTerm {
@@ -579,9 +591,11 @@ impl WTerm {
         Ok(())
     }
 
-    /// `reportAgent({kind, tool, at?})`: tells the `"agent"` listeners that an agent outside
+    /// `reportAgent({kind, tool, at?, by?})`: tells the `"agent"` listeners that an agent outside
     /// the page (an MCP client through the relay) read or wrote this terminal; they get
-    /// `{kind, tool, at, source: "relay"}` (`at` defaults to now). The relay client calls it for
+    /// `{kind, tool, at, source: "relay", by?}` (`at` defaults to now; `by` who it is, `{kind,
+    /// name?}` as a command's `submittedBy`, the name cleaned of control characters and cut to
+    /// 64 bytes). The relay client calls it for
     /// the relay's `agent` frames.
     ///
     /// Throws (naming what is accepted) when `kind` is not `"read"` or `"write"`, `tool` not a
@@ -590,12 +604,12 @@ impl WTerm {
     pub fn report_agent(
         &self,
         #[wasm_bindgen(
-            unchecked_param_type = "{kind: \"read\" | \"write\", tool: string, at?: number}"
+            unchecked_param_type = "{kind: \"read\" | \"write\", tool: string, at?: number, by?: WTermAuthor}"
         )]
         activity: JsValue,
     ) -> Result<(), JsError> {
         const ACCEPTED: &str =
-            "reportAgent takes {kind: \"read\" | \"write\", tool: string, at?: number}";
+            "reportAgent takes {kind: \"read\" | \"write\", tool: string, at?: number, by?: {kind: \"person\" | \"page_agent\" | \"mcp_client\" | \"route_caller\", name?: string}}";
         let get = |k: &str| js_sys::Reflect::get(&activity, &JsValue::from_str(k)).ok();
         let kind = get("kind").and_then(|v| v.as_string());
         let tool = get("tool").and_then(|v| v.as_string());
@@ -609,9 +623,30 @@ impl WTerm {
         else {
             return Err(JsError::new(ACCEPTED));
         };
+        // Who, when the relay said: `{kind, name?}` as a command's `submittedBy`.
+        let by = get("by").filter(|v| !v.is_undefined() && !v.is_null());
+        let by = match by {
+            None => None,
+            Some(v) => {
+                let field = |k: &str| js_sys::Reflect::get(&v, &JsValue::from_str(k)).ok();
+                let kind = field("kind").and_then(|k| k.as_string());
+                let kind = kind.as_deref().and_then(wterm_core::AuthorKind::parse);
+                let name = field("name")
+                    .and_then(|n| n.as_string())
+                    .unwrap_or_default();
+                let Some(kind) = kind else {
+                    return Err(JsError::new(ACCEPTED));
+                };
+                Some(wterm_core::Author::new(kind, &name))
+            }
+        };
         let mut out = Outbox::default();
         let inner = self.shared.try_borrow().map_err(|_| busy())?;
         let event = crate::js::agent_event(kind, &tool, at, "relay");
+        if let Some(a) = &by {
+            let o: &js_sys::Object = wasm_bindgen::JsCast::unchecked_ref(&event);
+            crate::js::set(o, "by", crate::webmcp::command::author(a));
+        }
         inner.callbacks.agent.queue(&mut out, event);
         drop(inner);
         out.deliver();

@@ -71,6 +71,9 @@ struct RowView {
     el: Element,
     /// The runs drawn into `el`; `None` until first drawn.
     runs: Option<Vec<StyledRun>>,
+    /// The agent-submitted command marked on it (`data-by`, with who, when and the exit code
+    /// in its `title`), and whether it had ended when marked.
+    mark: Option<(u64, bool)>,
 }
 
 /// Everything that decides how the cursor block looks.
@@ -141,6 +144,16 @@ impl Renderer {
         // so cover other text: it is cleared, as xterm.js does when the selected lines go.
         let mut selection = self.selection();
         let mut rewritten = 0;
+        let marks: Vec<Option<(u64, bool)>> = wterm_core::agent::agent_rows(term, view_offset)
+            .into_iter()
+            .map(|r| r.map(|r| (r.id, r.finished())))
+            .collect();
+        for (row, mark) in self.rows.iter_mut().zip(marks) {
+            if row.mark != mark {
+                row.mark = mark;
+                mark_row(&row.el, mark.and_then(|(id, _)| term.command(id)));
+            }
+        }
         for (r, row) in self.rows.iter_mut().enumerate() {
             term.row_runs(view_offset, r as u16, &mut self.runs);
             if row.runs.as_deref() == Some(self.runs.as_slice()) {
@@ -181,7 +194,11 @@ impl Renderer {
             let el = self.doc.create_element("div")?;
             el.set_class_name("wterm-row");
             self.rows_el.append_child(&el)?;
-            self.rows.push(RowView { el, runs: None });
+            self.rows.push(RowView {
+                el,
+                runs: None,
+                mark: None,
+            });
         }
         while self.rows.len() > n {
             if let Some(row) = self.rows.pop() {
@@ -296,6 +313,34 @@ pub(crate) fn colors(style: &Style) -> (Option<String>, Option<String>) {
         fg = Some(format!("color-mix(in srgb,{base} 50%,transparent)"));
     }
     (fg, bg)
+}
+
+/// Marks `el` as a row of `record`, a command an agent submitted (`data-by` its author's kind,
+/// `title` who ran what, when, and how it ended), or unmarks it.
+fn mark_row(el: &Element, record: Option<&wterm_core::CommandRecord>) {
+    let Some(r) = record else {
+        let _ = el.remove_attribute("data-by");
+        let _ = el.remove_attribute("title");
+        return;
+    };
+    let Some(by) = &r.submitted_by else {
+        return;
+    };
+    let who = match by.kind {
+        wterm_core::AuthorKind::PageAgent => format!("An agent in this page ({})", by.name),
+        wterm_core::AuthorKind::McpClient => format!("MCP client {}", by.name),
+        _ => format!("A route caller ({})", by.name),
+    };
+    let when =
+        js_sys::Date::new(&JsValue::from_f64(r.start_ms as f64)).to_locale_time_string("default");
+    let how = match (r.finished(), r.exit_code) {
+        (false, _) => "still running".to_owned(),
+        (true, Some(code)) => format!("exit {code}"),
+        (true, None) => "exit unknown".to_owned(),
+    };
+    let what = r.command.as_deref().unwrap_or("a command");
+    let _ = el.set_attribute("data-by", by.kind.as_str());
+    let _ = el.set_attribute("title", &format!("{who} ran {what} at {when}: {how}"));
 }
 
 /// Appends the attribute classes of `style`, each after a space: bold, italic, underline,

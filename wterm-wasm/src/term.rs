@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{FocusOptions, HtmlElement, ResizeObserver};
-use wterm_core::{Size, Terminal};
+use wterm_core::{Author, AuthorKind, Size, Terminal};
 
 use crate::js::{bytes_to_string, size_object, Callbacks, Outbox, WebMcpConfig};
 use crate::limits::{
@@ -358,18 +358,20 @@ pub(crate) fn echo_bytes(bytes: &[u8]) -> Vec<u8> {
 /// or, when the page set neither, echoed into the terminal; either way the view jumps back to
 /// the live screen. Keyboard, paste, IME and (next) the WebMCP tools all come through here.
 pub(crate) fn send_input(shared: &Shared, bytes: &[u8]) {
-    send(shared, bytes, false);
+    send(shared, bytes, None);
 }
 
-/// [`send_input`] for a WebMCP tool: never held behind the agent's own pending Enter.
-pub(crate) fn send_agent_input(shared: &Shared, bytes: &[u8]) {
-    send(shared, bytes, true);
+/// [`send_input`] for the WebMCP tool `tool`: never held behind the agent's own pending Enter;
+/// `onData` and the `"data"` listeners get `{agent: tool}` as a second argument, so the relay
+/// client can tell the relay whose input it is.
+pub(crate) fn send_agent_input(shared: &Shared, bytes: &[u8], tool: &'static str) {
+    send(shared, bytes, Some(tool));
 }
 
 /// The one path to the program. The person's input (`agent` false) that arrives while an agent's
 /// Enter is pending is held and goes right after that Enter, so it never joins the agent's line
 /// (spec `webmcp-tools.md`, "Turn-taking"); a Ctrl+C in it cancels the Enter and goes at once.
-fn send(shared: &Shared, bytes: &[u8], agent: bool) {
+fn send(shared: &Shared, bytes: &[u8], agent: Option<&'static str>) {
     if bytes.is_empty() {
         return;
     }
@@ -384,7 +386,7 @@ fn send(shared: &Shared, bytes: &[u8], agent: bool) {
         }
         let joined: Vec<u8>;
         let mut bytes = bytes;
-        if agent {
+        if agent.is_some() {
             inner.mcp.typists.agent_typed(bytes);
         } else {
             inner.mcp.person_input(bytes);
@@ -404,13 +406,29 @@ fn send(shared: &Shared, bytes: &[u8], agent: bool) {
             let newest = wterm_core::agent::newest_command_id(&inner.term);
             inner.mcp.submitted = Some(newest);
         }
+        // Who submitted the line, until the output stream says it itself (a relay's notes).
+        if wterm_core::agent::turns::submits(bytes) && !inner.term.authors_in_stream() {
+            let author = match agent {
+                Some(tool) => Author::new(AuthorKind::PageAgent, tool),
+                None => Author::person(),
+            };
+            inner.term.note_submit(author);
+        }
         if inner.callbacks.data.is_empty() {
             // Replies to queries typed at the echo are dropped by `feed_output`: without
             // onData there is no program to answer.
             inner.feed_output(&echo_bytes(bytes))
         } else {
             let mut out = Outbox::default();
-            inner.callbacks.data.queue(&mut out, bytes_to_string(bytes));
+            let by = agent.map(|tool| {
+                let o = js_sys::Object::new();
+                crate::js::set(&o, "agent", tool);
+                JsValue::from(o)
+            });
+            inner
+                .callbacks
+                .data
+                .queue2(&mut out, bytes_to_string(bytes), by);
             out
         }
     };

@@ -318,7 +318,7 @@ async fn mcp_tool(port: u16, tool: &str, arguments: Value) -> (u16, Value) {
 }
 
 /// `wterm-relay audit verify --state-dir STATE`: exit code and output.
-async fn verify(state: &Path) -> (i32, String) {
+pub(crate) async fn verify(state: &Path) -> (i32, String) {
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_wterm-relay"))
         .args(["audit", "verify", "--state-dir"])
         .arg(state)

@@ -896,3 +896,46 @@ async fn wait_stopped(pid: i32) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
+
+/// Who submitted each command survives a restart of the relay (SIGTERM, as an upgrade): the
+/// last snapshot shipped to the holder carries the command log with its authors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authors_survive_a_restart() {
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let mut holders = Holders::new(&state_dir);
+    let mut relay = start(&state_dir, &[]).await;
+    let mcp = relay.enable_mcp("readwrite").await;
+    let id = relay.ready_session(&mcp).await;
+    holders.note(&relay).await;
+    let mut page = attach_at_prompt(&relay, id).await;
+    page.send_json(json!({"type": "author", "agent": "press_terminal_keys"}))
+        .await;
+    page.send_input(b"echo by-page-agent\r").await;
+    let last = crate::authors::last_command(&mcp, id, "echo by-page-agent").await;
+    assert_eq!(last["submitted_by"]["kind"], "page_agent", "{last}");
+    relay.terminate().await;
+
+    let port = relay.port.to_string();
+    let relay2 = start(&state_dir, &["--port", &port]).await;
+    holders.note(&relay2).await;
+    let last = crate::authors::last_command(&mcp, id, "echo by-page-agent").await;
+    assert_eq!(
+        last["submitted_by"],
+        json!({"kind": "page_agent", "name": "press_terminal_keys"}),
+        "{last}\n{}",
+        relay2.log()
+    );
+    let r = mcp
+        .post(
+            "/mcp/run",
+            json!({"id": id, "command": "echo after-restart", "timeout_ms": 15000}),
+        )
+        .await;
+    assert_eq!(
+        r.json()["submitted_by"]["kind"],
+        "route_caller",
+        "{}",
+        r.body
+    );
+}

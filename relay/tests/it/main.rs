@@ -2,6 +2,7 @@
 
 mod agent;
 mod audit;
+mod authors;
 mod budget;
 mod commands;
 mod flood;

@@ -5,13 +5,13 @@
 
 use js_sys::Object;
 use wterm_core::agent;
-use wterm_core::{CommandRecord, Terminal};
+use wterm_core::{Author, CommandRecord, Terminal};
 
 use super::redaction::Redaction;
 use crate::js::set;
 
-/// `{command?, exitCode?, durationMs, cwd?}` of a finished record, or `{command?, startedMsAgo,
-/// cwd?}` of a running one (`now_ms`: epoch ms); the command line and cwd through `red`.
+/// `{command?, exitCode?, durationMs, cwd?, submittedBy?}` of a finished record, or `{command?,
+/// startedMsAgo, cwd?, submittedBy?}` of a running one (`now_ms`: epoch ms); the command line and cwd through `red`.
 pub(crate) fn summary(r: &CommandRecord, now_ms: u64, red: &mut Redaction) -> Object {
     let o = Object::new();
     if let Some(c) = &r.command {
@@ -28,6 +28,20 @@ pub(crate) fn summary(r: &CommandRecord, now_ms: u64, red: &mut Redaction) -> Ob
     }
     if let Some(cwd) = r.cwd.as_deref().filter(|c| !c.is_empty()) {
         set(&o, "cwd", red.text(cwd).as_ref());
+    }
+    if let Some(a) = &r.submitted_by {
+        set(&o, "submittedBy", author(a));
+    }
+    o
+}
+
+/// `{kind, name?}` of a command's author (spec `agent-parity.md`, "Authors"): a person's has
+/// no `name`.
+pub(crate) fn author(a: &Author) -> Object {
+    let o = Object::new();
+    set(&o, "kind", a.kind.as_str());
+    if !a.name.is_empty() {
+        set(&o, "name", a.name.as_str());
     }
     o
 }

@@ -19,7 +19,7 @@
 
 mod args;
 mod calls;
-mod command;
+pub(crate) mod command;
 mod redaction;
 pub(crate) mod registry;
 pub(crate) mod secret_prompt;

@@ -709,7 +709,7 @@ fn type_in(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue
         secret_prompt::gate(&inner, &all)?;
         super::turns::gate(&inner, &all)?;
     }
-    send_agent_input(&t.term, &encoded);
+    send_agent_input(&t.term, &encoded, Tool::Type.name());
 
     let mut inner = t.term.try_borrow_mut().map_err(|_| busy(&t))?;
     let destroyed = inner.lifecycle == Lifecycle::Destroyed;
@@ -813,7 +813,7 @@ fn press_enter(weak: &std::rc::Weak<std::cell::RefCell<Inner>>, call: u64) {
     let enter = encode(Chord::plain(Key::Enter), &modes);
     let read_only = read_only || secret;
     if !read_only {
-        send_agent_input(&shared, &enter);
+        send_agent_input(&shared, &enter, Tool::Type.name());
     }
     // The person's keys held behind this Enter go now, after it (spec "Turn-taking").
     super::turns::flush_held(&shared);
@@ -938,7 +938,7 @@ fn press(input: &JsValue, client: &JsValue, may_queue: bool) -> Result<JsValue, 
             inner.mcp.input.more(seq, encoded.len());
             encoded
         };
-        send_agent_input(&t.term, &encoded);
+        send_agent_input(&t.term, &encoded, Tool::Press.name());
     }
     let sent = InputAnswer {
         seq,
