@@ -10,8 +10,8 @@
 # steps, and exits non-zero when any failed (scripts/steps.sh).
 #
 #   scripts/test.sh              everything (about 10 minutes warm on 2 cores, 25 cold)
-#   scripts/test.sh --quick      format, clippy (warnings denied), relay layers, unit tests:
-#                                no browser, no PTY integration tests (under 3 minutes warm)
+#   scripts/test.sh --quick      format, clippy (warnings denied), relay layers, the core's
+#                                tests, unit tests: no browser, no PTY (seconds when warm)
 #   scripts/test.sh --self-test  the step runner against a few made-up steps
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -66,8 +66,11 @@ if [ "$mode" = --quick ]; then
     cargo clippy --target wasm32-unknown-unknown -p wterm-wasm --all-targets -- -D warnings
   step "relay layers" bash -c 'python3 scripts/layers.py --self-test && python3 scripts/layers.py'
   step "step runner" bash scripts/test.sh --self-test
-  # The crates' unit tests; wterm-wasm's run natively (the DOM tests need a browser).
-  step "unit tests" cargo test -p wterm-core -p wterm-relay -p wterm-wasm --lib --bins
+  # The core's tests are all in-process (conformance, differential, fuzz replays): seconds.
+  step "core tests" cargo test -p wterm-core --tests
+  # The relay's unit tests (its PTY integration tests take minutes) and the page's, which run
+  # natively (the DOM tests need a browser).
+  step "relay and page unit tests" cargo test -p wterm-relay -p wterm-wasm --lib --bins
   steps_summary
   exit
 fi
