@@ -513,6 +513,7 @@ impl Held {
 /// line on stdout, and serves the socket until the program has exited and a relay took its
 /// exit status. Returns the process's exit code.
 pub fn hold_main() -> i32 {
+    name_process();
     let mut text = String::new();
     if let Err(e) = io::stdin().read_to_string(&mut text) {
         eprintln!("wterm-relay hold: cannot read the spec on stdin: {e}");
@@ -1152,6 +1153,22 @@ impl Link {
 /// Whether thread `tid` (of any process of ours) is asleep; false for an unknown tid.
 fn thread_asleep(tid: i32) -> bool {
     u32::try_from(tid).is_ok_and(|t| t > 0 && pty::asleep(t))
+}
+
+/// Names this process after its `argv[0]` (the relay binary's name): started through
+/// `/proc/self/exe` ([`self_exe`]), the kernel named it "exe", which `top`, `ps -C` and
+/// `pgrep wterm-relay` show.
+fn name_process() {
+    let Some(arg0) = std::env::args_os().next() else {
+        return;
+    };
+    let base = Path::new(&arg0).file_name().unwrap_or(arg0.as_os_str());
+    // The kernel keeps 15 bytes and a NUL.
+    let mut name: Vec<u8> = base.as_encoded_bytes().iter().take(15).copied().collect();
+    name.retain(|&b| b != 0);
+    name.push(0);
+    // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes from the pointer.
+    unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
 }
 
 /// The running binary, where the kernel keeps it: also when its file was replaced or removed

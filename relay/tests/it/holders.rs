@@ -502,9 +502,12 @@ async fn new_shells_start_after_the_binary_is_replaced_or_removed() {
             .find(|&(s, _)| s == id)
             .unwrap()
             .1;
-        let holder = cmdline(ppid(pid as i32).unwrap());
+        let holder_pid = ppid(pid as i32).unwrap();
+        let holder = cmdline(holder_pid);
         let expected = format!("{} hold ", bin.display());
         assert!(holder.starts_with(&expected), "{holder}");
+        let comm = std::fs::read_to_string(format!("/proc/{holder_pid}/comm")).unwrap();
+        assert_eq!(comm.trim_end(), "wterm-relay", "the holder's process name");
     }
     let mut page = attach_at_prompt(&relay, before).await;
     page.send_input(b"echo old-$((30+3))\r").await;
