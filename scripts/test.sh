@@ -5,69 +5,120 @@
 # Also checks the tmux oracle behind the differential tests, checks the conformance suite against
 # real xterm (scripts/xterm-oracle.py), compares every kept input with @xterm/headless
 # (scripts/headless-oracle.mjs), and runs a seeded cargo-fuzz pass (the same inputs every run).
-# Ends with one summary line, "all: N passed, N failed".
-set -euo pipefail
+# Every step runs even when an earlier one failed; the run ends with a table of the steps (pass
+# and fail counts, seconds) and one summary line, "all: N passed, N failed", naming the failing
+# steps, and exits non-zero when any failed (scripts/steps.sh).
+#
+#   scripts/test.sh              everything (about 10 minutes warm on 2 cores, 25 cold)
+#   scripts/test.sh --quick      format, clippy (warnings denied), relay layers, the core's
+#                                tests, unit tests: no browser, no PTY (seconds when warm)
+#   scripts/test.sh --self-test  the step runner against a few made-up steps
+set -uo pipefail
 cd "$(dirname "$0")/.."
-# Each stage's wall time, printed when the next begins (the whole run's budget is 30 minutes
-# on 2 cores; these say where it goes).
-stage_name="setup and build"
-stage_start=$SECONDS
-stage() {
-  echo "-- $stage_name: $((SECONDS - stage_start)) s (run so far: $((SECONDS / 60)) min $((SECONDS % 60)) s)"
-  stage_name="$1"
-  stage_start=$SECONDS
-  echo "== $1"
-}
-bash scripts/setup.sh --test
-bash scripts/build.sh
+. scripts/steps.sh
 
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
-stage "relay layers: no import from a higher layer, no circle (scripts/layers.py)"
-python3 scripts/layers.py --self-test 2>&1 | tee -a "$log"
-python3 scripts/layers.py 2>&1 | tee -a "$log"
-stage "tmux oracle: the recorded sessions' expected screens still come from tmux"
-python3 scripts/tmux-oracle.py --check 2>&1 | tee -a "$log"
-stage "xterm oracle: the conformance suite's expectations against real xterm under Xvfb"
-python3 scripts/xterm-oracle.py 2>&1 | tee -a "$log"
-stage "cargo test (native: core incl. conformance, differential and fuzz-corpus replays; relay)"
-cargo test --workspace --release 2>&1 | tee -a "$log"
-stage "@xterm/headless oracle: conformance cases, recorded sessions and fuzz inputs against xterm.js"
-node scripts/headless-oracle.mjs --self-test 2>&1 | tee -a "$log"
-node scripts/headless-oracle.mjs 2>&1 | tee -a "$log"
-stage "cargo test (wasm DOM tests in headless chromium)"
-CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
-  cargo test --release --target wasm32-unknown-unknown -p wterm-wasm 2>&1 | tee -a "$log"
-stage "npm package: pack, install the tarball into Vite 7 consumer apps, build them"
-bash tests/consumer/run.sh
-stage "npm package in Next.js 16, webpack 5, Vite 8 and React 18 (Vite 7) consumer apps: install the tarball, build them"
-bash tests/consumer/bundlers.sh
-stage "package README samples: the shell lines run (the others were compiled by run.sh's vite build)"
-node --test tests/consumer/ 2>&1 | tee -a "$log"
-stage "playwright"
-npx playwright test 2>&1 | tee -a "$log"
-stage "MCP clients (official TypeScript SDK, node --test) against the relay"
-node --test tests/mcp/ 2>&1 | tee -a "$log"
-stage "MCP clients (official Python SDK, mcp 1.x and 2.x) against the relay"
-bash tests/mcp/python-sdk.sh 2>&1 | tee -a "$log"
-stage "agent scenarios through MCP (tests/scenarios: tool calls per scenario, table at the end; the page's run is in playwright)"
-node --test tests/agent/ 2>&1 | tee -a "$log"
-stage "no session holder left running by the suites above (each test relay's state directory is a temp dir)"
-left="$(pgrep -af 'wterm-relay hold ' | grep -F "${TMPDIR:-/tmp}/" || true)"
-if [ -n "$left" ]; then
-  echo "$left"
-  echo "holders left behind: 0 passed, $(printf '%s\n' "$left" | wc -l) failed" | tee -a "$log"
-else
-  echo "holders left behind: none, 1 passed" | tee -a "$log"
+mode="${1:-}"
+case "$mode" in
+  '' | --quick | --self-test) ;;
+  *) echo "usage: scripts/test.sh [--quick | --self-test]" >&2; exit 2 ;;
+esac
+
+if [ "$mode" = --self-test ]; then
+  # Made-up steps: counted passes, counted failures with a non-zero exit, a crash that counts
+  # nothing, node's counts, and a step with no counts that passes.
+  out="$(
+    . scripts/steps.sh
+    step "cargo-like" bash -c 'echo "test result: ok. 3 passed; 0 failed"'
+    step "failing" bash -c 'echo "1 passed; 2 failed"; exit 101'
+    step "crash" bash -c 'echo "error: could not compile"; exit 1'
+    step "node-like" bash -c 'printf "# pass 2\n# fail 0\n"'
+    step "no counts" true
+    steps_summary
+    echo "exit $?"
+  )"
+  expect() {
+    if ! grep -qxF -- "$1" <<<"$out"; then
+      echo "$out"
+      echo "step runner self-test: FAILED, no line: $1"
+      exit 1
+    fi
+  }
+  expect "all: 7 passed, 3 failed (failing: failing; crash)"
+  expect "exit 1"
+  out="$(
+    . scripts/steps.sh
+    step "one" bash -c 'echo "4 passed"'
+    steps_summary
+    echo "exit $?"
+  )"
+  expect "all: 4 passed, 0 failed"
+  expect "exit 0"
+  echo "step runner self-test: ok"
+  exit 0
 fi
-stage "fuzz pass (cargo-fuzz, the same seeded inputs on every machine: scripts/fuzz.sh --ci)"
-bash scripts/fuzz.sh --ci 2>&1 | tail -n 40
 
-stage "summary"
+if [ "$mode" = --quick ]; then
+  # Debug profile (the full run's release build takes minutes with thin LTO); clippy and the
+  # tests each keep their own warm build in target/.
+  step "rustfmt" cargo fmt --all --check
+  step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
+  step "clippy (wasm32)" \
+    cargo clippy --target wasm32-unknown-unknown -p wterm-wasm --all-targets -- -D warnings
+  step "relay layers" bash -c 'python3 scripts/layers.py --self-test && python3 scripts/layers.py'
+  step "step runner" bash scripts/test.sh --self-test
+  # The core's tests are all in-process (conformance, differential, fuzz replays): seconds.
+  step "core tests" cargo test -p wterm-core --tests
+  # The relay's unit tests (its PTY integration tests take minutes) and the page's, which run
+  # natively (the DOM tests need a browser).
+  step "relay and page unit tests" cargo test -p wterm-relay -p wterm-wasm --lib --bins
+  steps_summary
+  exit
+fi
 
-# cargo, Playwright and tests/mcp/python-sdk.sh print "N passed" / "N failed"; node's test runner "# pass N" / "# fail N".
-sum() {
-  { grep -Eo "[0-9]+ $1" "$log" | awk '{ print $1 }'
-    grep -E "^# $2 [0-9]+$" "$log" | awk '{ print $3 }'; } | awk '{ n += $1 } END { print n + 0 }'
+step "setup" bash scripts/setup.sh --test
+step "build" bash scripts/build.sh
+# No import from a higher layer, no circle.
+step "relay layers" bash -c 'python3 scripts/layers.py --self-test && python3 scripts/layers.py'
+step "step runner" bash scripts/test.sh --self-test
+# The recorded sessions' expected screens still come from tmux.
+step "tmux oracle" python3 scripts/tmux-oracle.py --check
+# The conformance suite's expectations against real xterm under Xvfb.
+step "xterm oracle" python3 scripts/xterm-oracle.py
+# Native: core incl. conformance, differential and fuzz-corpus replays; relay.
+step "cargo test" cargo test --workspace --release
+# Conformance cases, recorded sessions and fuzz inputs against xterm.js.
+step "headless oracle" bash -c \
+  'node scripts/headless-oracle.mjs --self-test && node scripts/headless-oracle.mjs'
+step "wasm DOM tests (chromium)" env CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
+  cargo test --release --target wasm32-unknown-unknown -p wterm-wasm
+# Pack, install the tarball into Vite 7 consumer apps, build them.
+step "npm consumers (Vite 7)" bash tests/consumer/run.sh
+# Install the tarball into Next.js 16, webpack 5, Vite 8 and React 18 (Vite 7) apps, build them.
+step "npm bundlers" bash tests/consumer/bundlers.sh
+# The package README's shell lines run (run.sh's vite build compiled the others).
+step "package README samples" node --test tests/consumer/
+step "playwright" npx playwright test
+# Official TypeScript SDK, node --test, against the relay.
+step "MCP TypeScript SDK" node --test tests/mcp/
+# Official Python SDK, mcp 1.x and 2.x.
+step "MCP Python SDK" bash tests/mcp/python-sdk.sh
+# Tool calls per scenario, table at the end (the page's run is in playwright).
+step "agent scenarios" node --test tests/agent/
+
+# No session holder left running by the suites above (each test relay's state directory is a
+# temp dir).
+holders_left() {
+  local left
+  left="$(pgrep -af 'wterm-relay hold ' | grep -F "${TMPDIR:-/tmp}/" || true)"
+  if [ -n "$left" ]; then
+    echo "$left"
+    echo "holders left behind: 0 passed, $(printf '%s\n' "$left" | wc -l) failed"
+    return 1
+  fi
+  echo "holders left behind: none, 1 passed"
 }
-echo "all: $(sum passed pass) passed, $(sum failed fail) failed"
+step "holders left behind" holders_left
+# The same seeded inputs on every machine. Its log is cut to the tail, which says what failed.
+step "fuzz pass" bash -c 'set -o pipefail; bash scripts/fuzz.sh --ci 2>&1 | tail -n 40'
+
+steps_summary

@@ -134,6 +134,27 @@ test("search: the view scrolls to a match in history; the onSearch callback and 
   expect(await page.evaluate(() => (window as any).got)).toEqual([{ query: "needle", count: 1, index: 0, truncated: false }, { listener: 1 }]);
 });
 
+// The view's offset was counted against the history of the last frame drawn: a search right
+// after output, before a frame, revealed its match in the newer history, and the next frame then
+// moved the view up again by all the output since that frame (to the top: line 0..line 3). One
+// evaluate: no frame between the write and the search.
+test("search: a match in history is revealed when the search comes before the output's frame", async ({ page }) => {
+  await make(page);
+  await frames(page);
+  const lines = Array.from({ length: 50 }, (_, i) => `line ${i}${i === 7 ? " needle" : ""}`).join("\r\n");
+  const r = await page.evaluate((d) => {
+    const t = (window as any).harness.term("t");
+    t.write(d);
+    return t.search("needle");
+  }, lines);
+  expect(r.count).toBe(1);
+  await frames(page);
+  const rows = await page.evaluate(() => [...document.querySelectorAll(".host .wterm-row")].map((e) => e.textContent!.trimEnd()));
+  expect(rows).toEqual(["line 5", "line 6", "line 7 needle", "line 8"]);
+  const m = await marks(page);
+  expect(m).toEqual([[7, 2, 6, true]]);
+});
+
 test("find bar: Ctrl+Shift+F opens it, Enter and Shift+Enter move, Escape closes it and gives focus back", async ({ page }) => {
   await make(page, { record: true });
   await write(page, "alpha beta\r\nalpha gamma\r\nalpha");

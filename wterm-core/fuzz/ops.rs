@@ -545,6 +545,7 @@ pub enum Read {
     /// `history_rows(n)`.
     History(u16),
     /// `read_rows(None)` or `read_rows(Some(n))`.
+    #[allow(clippy::enum_variant_names)] // Named after the method it calls, `read_rows`.
     ReadRows(Option<u16>),
     /// `row_runs` of one row.
     RowRuns(Offset, u16),
@@ -1048,7 +1049,7 @@ pub mod encode {
 
     fn tag(out: &mut Vec<u8>, index: u64, count: u64) {
         // The smallest u32 with (x * count) >> 32 == index.
-        let x = ((index << 32) + count - 1) / count;
+        let x = (index << 32).div_ceil(count);
         out.extend_from_slice(&(x as u32).to_le_bytes());
     }
 

@@ -455,7 +455,7 @@ impl Screen {
         };
         let buf = self.buf_mut();
         buf.rows[usize::from(row)].cells[usize::from(col)].set_content(content);
-        if widen && col + 1 <= edge && !buf.pending_wrap {
+        if widen && col < edge && !buf.pending_wrap {
             let r = &mut buf.rows[usize::from(row)];
             r.touch(usize::from(col) + 3);
             // The neighbour's own wide pair must not be left half.

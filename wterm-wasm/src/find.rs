@@ -237,12 +237,14 @@ pub(crate) fn parse_options(v: &JsValue) -> Result<Find, JsError> {
     Ok(f)
 }
 
-/// The lifetime row shown at the top of the view.
+/// The lifetime row shown at the top of the view (by the next frame, when output came since
+/// the last).
 fn view_top(inner: &Inner) -> u64 {
-    inner
-        .term
-        .screen_top_row()
-        .saturating_sub(inner.view_offset as u64)
+    let history = inner.term.scrollback_rows();
+    let offset = inner.dom.as_ref().map_or(inner.view_offset, |d| {
+        d.offset_now(history, inner.view_offset)
+    });
+    inner.term.screen_top_row().saturating_sub(offset as u64)
 }
 
 /// The result object: `{query, count, index, truncated}` (`index` -1 without a match).
@@ -269,8 +271,11 @@ fn reveal(inner: &mut Inner, m: SearchMatch) {
     let screen_top = inner.term.screen_top_row();
     let want_top = m.start.row.saturating_sub(rows / 2);
     let offset = screen_top.saturating_sub(want_top) as usize;
-    inner.view_offset = offset.min(inner.term.scrollback_rows());
+    let history = inner.term.scrollback_rows();
+    inner.view_offset = offset.min(history);
     if let Some(dom) = inner.dom.as_mut() {
+        // Counted against the history now, not the last frame's.
+        dom.offset_history = history;
         dom.sync_scroll = true;
     }
 }

@@ -65,6 +65,10 @@ pub(crate) struct Dom {
     scrollbar_px: f64,
     /// Scrollback rows as of the last frame: the spacer's height in rows.
     pub(crate) history: usize,
+    /// Scrollback rows the view offset is counted against: [`Dom::history`], or the history of
+    /// the moment the terminal last moved the view (a search revealing a match) when that came
+    /// after the last frame.
+    pub(crate) offset_history: usize,
     /// Size as of the last frame.
     size: Option<Size>,
     /// The view offset was changed by the terminal (input, output, resize), not by the user
@@ -145,6 +149,7 @@ impl Dom {
             },
             scrollbar_px: 0.0,
             history: 0,
+            offset_history: 0,
             size: None,
             sync_scroll: true,
             wheel_rest: 0.0,
@@ -249,10 +254,9 @@ impl Dom {
             self.sync_scroll = true;
         }
         let history = term.scrollback_rows();
+        *view_offset = self.offset_now(history, *view_offset);
+        self.offset_history = history;
         if history != self.history {
-            if *view_offset > 0 && history > self.history {
-                *view_offset += history - self.history;
-            }
             set_var(&self.root, "--wterm-history", &history.to_string());
             self.history = history;
             self.sync_scroll = true;
@@ -304,10 +308,23 @@ impl Dom {
         self.renderer.rows_rect()
     }
 
-    /// The view offset the scrollbar shows: rows between its position and the bottom.
+    /// The view offset the scrollbar shows: rows between its position and the bottom, counted
+    /// against [`Dom::offset_history`].
     pub(crate) fn scrolled_offset(&self) -> usize {
         let rows_from_top = (scroll_top_f64(&self.viewport) / self.cell.h).round();
-        self.history.saturating_sub(rows_from_top.max(0.0) as usize)
+        self.offset_history
+            .saturating_sub(rows_from_top.max(0.0) as usize)
+    }
+
+    /// `view_offset` (counted against [`Dom::offset_history`]) counted against `history`, the
+    /// scrollback now: while the user looks at history, rows added since move the view up by as
+    /// many.
+    pub(crate) fn offset_now(&self, history: usize, view_offset: usize) -> usize {
+        if view_offset > 0 && history > self.offset_history {
+            view_offset + (history - self.offset_history)
+        } else {
+            view_offset
+        }
     }
 }
 

@@ -513,6 +513,7 @@ impl Held {
 /// line on stdout, and serves the socket until the program has exited and a relay took its
 /// exit status. Returns the process's exit code.
 pub fn hold_main() -> i32 {
+    name_process();
     let mut text = String::new();
     if let Err(e) = io::stdin().read_to_string(&mut text) {
         eprintln!("wterm-relay hold: cannot read the spec on stdin: {e}");
@@ -1154,6 +1155,43 @@ fn thread_asleep(tid: i32) -> bool {
     u32::try_from(tid).is_ok_and(|t| t > 0 && pty::asleep(t))
 }
 
+/// Names this process after its `argv[0]` (the relay binary's name): started through
+/// `/proc/self/exe` ([`self_exe`]), the kernel named it "exe", which `top`, `ps -C` and
+/// `pgrep wterm-relay` show.
+fn name_process() {
+    let Some(arg0) = std::env::args_os().next() else {
+        return;
+    };
+    let base = Path::new(&arg0).file_name().unwrap_or(arg0.as_os_str());
+    // The kernel keeps 15 bytes and a NUL.
+    let mut name: Vec<u8> = base.as_encoded_bytes().iter().take(15).copied().collect();
+    name.retain(|&b| b != 0);
+    name.push(0);
+    // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes from the pointer.
+    unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
+}
+
+/// The running binary, where the kernel keeps it: also when its file was replaced or removed
+/// since this relay started (`scripts/run.sh` rebuilds it in place), when `current_exe()` names
+/// "... (deleted)", a path that no longer opens. A holder must run this very build anyway: it
+/// speaks this relay's protocol. With it, the name for the holder's `argv[0]` (`ps`, `pgrep`):
+/// the binary's path, without the " (deleted)".
+fn self_exe() -> io::Result<(PathBuf, std::ffi::OsString)> {
+    const SELF_EXE: &str = "/proc/self/exe";
+    let path = std::env::current_exe()?;
+    let lossy = path.to_string_lossy();
+    let name = lossy
+        .strip_suffix(" (deleted)")
+        .unwrap_or(&lossy)
+        .to_owned();
+    let exe = if Path::new(SELF_EXE).exists() {
+        PathBuf::from(SELF_EXE)
+    } else {
+        path
+    };
+    Ok((exe, name.into()))
+}
+
 /// Starts a holder for session `id` running `program` on a PTY of `size`, and connects to it.
 pub fn spawn(
     dir: &Path,
@@ -1164,7 +1202,7 @@ pub fn spawn(
     integration: Integration,
 ) -> io::Result<(Pty, Link)> {
     use std::os::unix::process::CommandExt as _;
-    let exe = std::env::current_exe()?;
+    let (exe, name) = self_exe()?;
     let socket = socket_path(dir, id);
     let spec = HoldSpec {
         id,
@@ -1177,9 +1215,10 @@ pub fn spawn(
         label: label.to_owned(),
         integration: encode_integration(integration),
     };
-    let mut cmd = std::process::Command::new(exe);
+    let mut cmd = std::process::Command::new(&exe);
     // The socket's path in argv: `ps` then says which session a holder keeps.
-    cmd.arg("hold")
+    cmd.arg0(&name)
+        .arg("hold")
         .arg(&socket)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -1197,7 +1236,10 @@ pub fn spawn(
             Ok(())
         });
     }
-    let mut child = cmd.spawn()?;
+    let mut child = cmd.spawn().map_err(|e| {
+        let what = format!("the session holder {}: {e}", name.to_string_lossy());
+        io::Error::new(e.kind(), what)
+    })?;
     let mut stdin = child
         .stdin
         .take()

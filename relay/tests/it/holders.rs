@@ -460,6 +460,62 @@ async fn sessions_survive_an_upgrade_to_another_build() {
     page.wait_output(b"three-6", WAIT).await;
 }
 
+/// The relay's binary replaced on disk while it runs (`scripts/run.sh` rebuilds it in place),
+/// then removed: new shells still start, in holders of the running build whose argv names the
+/// binary's path (not "... (deleted)"), and the shell started before keeps working.
+#[tokio::test]
+async fn new_shells_start_after_the_binary_is_replaced_or_removed() {
+    let bin_dir = tempfile::tempdir().unwrap();
+    let bin = bin_dir.path().join("wterm-relay");
+    std::fs::copy(env!("CARGO_BIN_EXE_wterm-relay"), &bin).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let mut holders = Holders::new(&state_dir);
+    let relay = Relay::start_with(Options {
+        state_dir: Some(state_dir.clone()),
+        bin: Some(bin.clone()),
+        held: true,
+        ..Options::default()
+    })
+    .await;
+    let before = relay.new_session().await;
+    holders.note(&relay).await;
+    // A new file under the old name, as a rebuild leaves it: the running one is "(deleted)".
+    let fresh = bin_dir.path().join("wterm-relay.new");
+    std::fs::copy(env!("CARGO_BIN_EXE_wterm-relay"), &fresh).unwrap();
+    std::fs::rename(&fresh, &bin).unwrap();
+    let exe = std::fs::read_link(format!("/proc/{}/exe", relay.pid())).unwrap();
+    assert!(exe.to_string_lossy().ends_with(" (deleted)"), "{exe:?}");
+    let replaced = relay.post("/sessions", "").await;
+    assert_eq!(replaced.status, 200, "{}\n{}", replaced.body, relay.log());
+    std::fs::remove_file(&bin).unwrap();
+    let removed = relay.post("/sessions", "").await;
+    assert_eq!(removed.status, 200, "{}\n{}", removed.body, relay.log());
+    holders.note(&relay).await;
+    for r in [&replaced, &removed] {
+        let id = r.json()["id"].as_u64().unwrap();
+        let mut page = attach_at_prompt(&relay, id).await;
+        page.send_input(b"echo new-$((20+1))\r").await;
+        page.wait_output(b"new-21", WAIT).await;
+        let pid = sessions(&relay.get("/sessions").await.json())
+            .into_iter()
+            .find(|&(s, _)| s == id)
+            .unwrap()
+            .1;
+        let holder_pid = ppid(pid as i32).unwrap();
+        let holder = cmdline(holder_pid);
+        let expected = format!("{} hold ", bin.display());
+        assert!(holder.starts_with(&expected), "{holder}");
+        let comm = std::fs::read_to_string(format!("/proc/{holder_pid}/comm")).unwrap();
+        assert_eq!(comm.trim_end(), "wterm-relay", "the holder's process name");
+    }
+    let mut page = attach_at_prompt(&relay, before).await;
+    page.send_input(b"echo old-$((30+3))\r").await;
+    page.wait_output(b"old-33", WAIT).await;
+    // Back in place, for the end of the test to end the holders through it.
+    std::fs::copy(env!("CARGO_BIN_EXE_wterm-relay"), &bin).unwrap();
+}
+
 /// A run-time build label that cannot be printed plainly stops the relay before it starts,
 /// saying what is accepted.
 #[tokio::test]

@@ -115,7 +115,7 @@ async fn an_agents_enter_onto_a_persons_line_is_refused_on_every_route() {
     page.send_input(b"echo person-whole\r").await;
     // Its output and the next prompt (the echoed line alone would match "person-whole\n").
     mcp.wait_text(id, "\nperson-whole\n$").await;
-    let r = run(&mcp, id, "true").await;
+    run(&mcp, id, "true").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
