@@ -51,13 +51,14 @@ const CSS = `
 
 /**
  * The name of the agent behind an activity, for the bar: the MCP client's own name (its
- * clientInfo), "a route caller" with its scope, or null when the relay did not say (the page's
+ * clientInfo), or "An MCP client" with its scope, or null when the relay did not say (the page's
  * own agent, an older relay).
  */
 export function agentName(source, by) {
   if (source !== "relay" || !by || typeof by !== "object") return null;
   if (by.kind === "mcp_client") return by.name && by.name !== "unnamed" ? by.name : "An MCP client";
-  if (by.kind === "route_caller") return by.name && by.name !== "unscoped" ? `A route caller (scope ${by.name})` : "A route caller";
+  // The /mcp/* routes' callers are MCP clients too (`wterm-relay mcp` over stdio calls them).
+  if (by.kind === "route_caller") return by.name && by.name !== "unscoped" ? `An MCP client (scope ${by.name})` : "An MCP client";
   return null;
 }
 

@@ -476,6 +476,8 @@ test("run_command and wait_for_command: exit codes and output in one call each",
     assert.equal(row.shell.integration, "bash", JSON.stringify(row));
     const failed = await c.call("run_command", { id, command: "false" });
     assert.equal(failed.exit_code, 1, JSON.stringify(failed));
+    // Who ran it: this client, by the name it gave in initialize (clientInfo).
+    assert.deepEqual(failed.submitted_by, { kind: "mcp_client", name: "wterm-test" }, JSON.stringify(failed));
     assert.equal(failed.finished, true);
     assert.equal(failed.id, id);
     const seq = await c.call("run_command", { id, command: "seq 3" });

@@ -329,7 +329,9 @@ fn mark_row(el: &Element, record: Option<&wterm_core::CommandRecord>) {
     let who = match by.kind {
         wterm_core::AuthorKind::PageAgent => format!("An agent in this page ({})", by.name),
         wterm_core::AuthorKind::McpClient => format!("MCP client {}", by.name),
-        _ => format!("A route caller ({})", by.name),
+        // The /mcp/* routes' callers are MCP clients too (`wterm-relay mcp` calls them).
+        _ if by.name == "unscoped" => "An MCP client".to_owned(),
+        _ => format!("An MCP client (scope {})", by.name),
     };
     let when =
         js_sys::Date::new(&JsValue::from_f64(r.start_ms as f64)).to_locale_time_string("default");

@@ -17,7 +17,7 @@ fn now_ms() -> u64 {
 }
 
 /// Asserts `frame` is an agent frame of `kind` and `tool` stamped between `from` and now, with
-/// nothing else in it (no screen text, scope or secret).
+/// `by` naming the caller, and nothing else in it (no screen text or secret).
 fn assert_agent(frame: &serde_json::Value, kind: &str, tool: &str, from: u64) {
     let keys: Vec<&str> = frame
         .as_object()
@@ -25,8 +25,10 @@ fn assert_agent(frame: &serde_json::Value, kind: &str, tool: &str, from: u64) {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys.len(), 4, "{frame}");
+    assert_eq!(keys.len(), 5, "{frame}");
     assert_eq!(frame["type"], "agent", "{frame}");
+    // Who: a route caller named by its scope (the authors), no token.
+    assert_eq!(frame["by"]["kind"], "route_caller", "{frame}");
     assert_eq!(frame["kind"], kind, "{frame}");
     assert_eq!(frame["tool"], tool, "{frame}");
     let at = frame["at"].as_u64().unwrap();
