@@ -274,10 +274,24 @@ async fn a_data_listener_stops_local_echo_until_removed() {
         *seen.borrow(),
         [r#"{"kind":"write","tool":"send_input","at":1234,"source":"relay"}"#]
     );
+    const ACCEPTED: &str = "reportAgent takes {kind: \"read\" | \"write\", tool: string, at?: number, by?: {kind: \"person\" | \"page_agent\" | \"mcp_client\" | \"route_caller\", name?: string}}";
+    assert_eq!(message(t.report_agent(activity("look", None))), ACCEPTED);
+    // Who, as the relay says: passed on, its name cleaned; a kind not known is refused.
+    let with_by = |kind: &str, name: &str| {
+        let a = activity("write", Some(5.0));
+        let by = js_sys::Object::new();
+        js_sys::Reflect::set(&by, &"kind".into(), &kind.into()).unwrap();
+        js_sys::Reflect::set(&by, &"name".into(), &name.into()).unwrap();
+        js_sys::Reflect::set(&a, &"by".into(), &by).unwrap();
+        a
+    };
+    t.report_agent(with_by("mcp_client", "claude\u{1b}-code"))
+        .unwrap();
     assert_eq!(
-        message(t.report_agent(activity("look", None))),
-        "reportAgent takes {kind: \"read\" | \"write\", tool: string, at?: number}"
+        seen.borrow_mut().pop().unwrap(),
+        r#"{"kind":"write","tool":"send_input","at":5,"source":"relay","by":{"kind":"mcp_client","name":"claude-code"}}"#
     );
+    assert_eq!(message(t.report_agent(with_by("robot", "x"))), ACCEPTED);
     let before = js_sys::Date::now();
     t.report_agent(activity("read", None)).unwrap();
     assert_eq!(seen.borrow().len(), 2);
