@@ -1030,13 +1030,8 @@ impl Screen {
     fn print_plain_lines_past_the_screen(&mut self, bytes: &[u8], pen: CellStyle) -> usize {
         let cols = usize::from(self.size.cols);
         let keep = usize::from(self.size.rows) - 1;
-        let line_at = |at: usize| {
-            let rest = &bytes[at..];
-            let n = unicode::printable_ascii_len(rest);
-            (n < cols && rest.get(n..n + 2) == Some(b"\r\n")).then_some(n)
-        };
         let (mut lines, mut end) = (0, 0);
-        while let Some(n) = line_at(end) {
+        for n in unicode::PlainLines::new(bytes, cols) {
             lines += 1;
             end += n + 2;
         }
@@ -1047,6 +1042,7 @@ impl Screen {
         let alt = self.alt_active;
         let buf = if alt { &mut self.alt } else { &mut self.main };
         let mut at = 0;
+        let mut plain = unicode::PlainLines::new(bytes, cols);
         if !alt {
             self.rows_scrolled += lines as u64;
             // Rows pushed only to be dropped again by later ones are not packed at all.
@@ -1058,8 +1054,7 @@ impl Screen {
                     push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
                 }
             }
-            for _ in 0..gone {
-                let n = line_at(at).unwrap_or(0);
+            for n in plain.by_ref().take(gone) {
                 if skip > 0 {
                     skip -= 1;
                 } else {
@@ -1071,13 +1066,13 @@ impl Screen {
                 at += n + 2;
             }
         } else {
-            for _ in 0..gone {
-                at += line_at(at).unwrap_or(0) + 2;
+            for n in plain.by_ref().take(gone) {
+                at += n + 2;
             }
         }
         let cols = self.size.cols;
         for row in buf.rows.iter_mut().take(keep) {
-            let n = line_at(at).unwrap_or(0);
+            let n = plain.next().unwrap_or(0);
             row.reset(cols, CellStyle::DEFAULT);
             for (cell, &b) in row.cells.iter_mut().zip(&bytes[at..at + n]) {
                 *cell = Cell::new(u32::from(b), pen, 0);
