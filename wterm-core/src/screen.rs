@@ -161,6 +161,8 @@ pub(crate) struct Screen {
     pub alt_active: bool,
     /// Rows scrolled off the top of the main screen, oldest first.
     pub history: VecDeque<HistoryRow>,
+    /// An allocation history rows trade with ([`HistoryRow::repack`]); holds no row.
+    pub history_spare: Vec<u32>,
     /// Rows that ever left the top of the main screen (kept in history or not): the lifetime
     /// row number of the main screen's top row (`cmdlog.rs`). Kept by RIS.
     pub rows_scrolled: u64,
@@ -237,6 +239,7 @@ impl Screen {
             }),
             alt_active: false,
             history: VecDeque::new(),
+            history_spare: Vec::new(),
             rows_scrolled: 0,
             history_cap,
             pen: CellStyle::DEFAULT,
@@ -886,7 +889,9 @@ impl Screen {
     /// Keeps `row`'s text in history (main screen only), dropping the oldest row when full.
     fn push_history(&mut self, row: &Row) {
         self.rows_scrolled += 1;
-        push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
+        push_history_row(&mut self.history, self.history_cap, |h| {
+            h.repack(row, &mut self.history_spare)
+        });
     }
 
     /// SU and scrolling at the bottom margin: the region's rows move up `n`; rows leaving the
@@ -945,7 +950,9 @@ impl Screen {
         };
         if !alt {
             self.rows_scrolled += 1;
-            push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
+            push_history_row(&mut self.history, self.history_cap, |h| {
+            h.repack(row, &mut self.history_spare)
+        });
         }
         row.reset(cols, style);
         self.last_print = None;
@@ -1051,7 +1058,9 @@ impl Screen {
                 if skip > 0 {
                     skip -= 1;
                 } else {
-                    push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
+                    push_history_row(&mut self.history, self.history_cap, |h| {
+            h.repack(row, &mut self.history_spare)
+        });
                 }
             }
             for n in plain.by_ref().take(gone) {
@@ -1060,7 +1069,7 @@ impl Screen {
                 } else {
                     let text = &bytes[at..at + n];
                     push_history_row(&mut self.history, self.history_cap, |h| {
-                        h.repack_ascii(text, pen)
+                        h.repack_ascii(text, pen, &mut self.history_spare)
                     });
                 }
                 at += n + 2;
