@@ -214,6 +214,20 @@ pub(crate) struct Screen {
     pub sequence_ended: bool,
 }
 
+/// The scalar value of the three bytes `a b c` when they encode a plain wide character
+/// ([`unicode::is_plain_wide`]). Those lie between U+3041 and U+D7A3, where no three-byte form
+/// is overlong or a surrogate, so continuation bytes are all that validity asks of the rest.
+#[inline]
+fn plain_wide_at(a: u8, b: u8, c: u8) -> Option<u32> {
+    if a & 0xf0 != 0xe0 || b & 0xc0 != 0x80 || c & 0xc0 != 0x80 {
+        return None;
+    }
+    let v = u32::from(a & 0x0f) << 12 | u32::from(b & 0x3f) << 6 | u32::from(c & 0x3f);
+    char::from_u32(v)
+        .filter(|&ch| unicode::is_plain_wide(ch))
+        .map(|_| v)
+}
+
 /// Blanks a wide character whose halves lie on both sides of the boundary before `col`.
 #[inline]
 fn split_wide(cells: &mut [Cell], col: usize) {
@@ -405,6 +419,62 @@ impl Screen {
         self.last_print = Some((row, col));
         self.last_char = Some((content, 2));
         true
+    }
+
+    /// Prints the run of plain wide characters ([`unicode::is_plain_wide`], three bytes of
+    /// UTF-8 each) at the start of `text` while each fits whole before the edge with no wide
+    /// character under it, as [`Self::print_general`] would one at a time: not after a cell
+    /// ending in ZWJ (which the first would join), nor under insert mode or with a wrap pending
+    /// (DEC graphics maps nothing outside ASCII). Returns the bytes taken (0: nothing written);
+    /// the first character that is not so, or does not fit, is left to the caller.
+    #[inline(never)]
+    pub fn print_wide_run(&mut self, text: &[u8]) -> usize {
+        let first = match text {
+            [a, b, c, ..] => plain_wide_at(*a, *b, *c),
+            _ => None,
+        };
+        if first.is_none() || self.last_print_ends_in_zwj() {
+            return 0;
+        }
+        let Some((buf, edge, pen)) = self.fast_write_target() else {
+            return 0;
+        };
+        let row = buf.row;
+        let Some(r) = buf.rows.get_mut(usize::from(row)) else {
+            return 0;
+        };
+        let mut col = usize::from(buf.col);
+        let edge = usize::from(edge);
+        let mut taken = 0;
+        let mut last = 0;
+        while let [a, b, c, ..] = text[taken..] {
+            let Some(content) = plain_wide_at(a, b, c) else {
+                break;
+            };
+            // `col + 2 <= edge < cols`: the cell after the pair exists.
+            if col + 2 > edge {
+                break;
+            }
+            let Some(cells) = r.cells.get_mut(col..col + 3) else {
+                break;
+            };
+            if cells[0].flags() | cells[1].flags() | (cells[2].flags() & WIDE_CONT) != 0 {
+                break;
+            }
+            cells[0] = Cell::new(content, pen, WIDE);
+            cells[1] = Cell::new(b' ' as u32, pen, WIDE_CONT);
+            last = content;
+            col += 2;
+            taken += 3;
+        }
+        if taken == 0 {
+            return 0;
+        }
+        r.touch(col);
+        buf.col = col as u16;
+        self.last_print = Some((row, col as u16 - 2));
+        self.last_char = Some((last, 2));
+        taken
     }
 
     /// Extends the cell at `at` with `c` when `c` continues its grapheme cluster; widens it to
