@@ -646,6 +646,26 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn history_rows_pack_any_styles_back(
+            cells in proptest::collection::vec((0u32..4, 0u32..3, proptest::bool::ANY), 0..40),
+            spare_cap in 0usize..200,
+        ) {
+            // Styles from a few values, so runs of equal ones cross the groups of eight.
+            let style = |k: u32| CellStyle { fg: k, bg: k / 2, rest: k % 3 };
+            let row: Vec<Cell> = cells
+                .iter()
+                .map(|&(c, k, first)| Cell::new(0x41 + c, style(if first { 0 } else { k }), 0))
+                .collect();
+            let mut spare = Vec::with_capacity(spare_cap);
+            let mut packed = HistoryRow::pack_cells(&row, true, None);
+            proptest::prop_assert_eq!(&packed.unpack().cells, &row);
+            packed.repack_cells(&row[..row.len() / 2], false, &mut spare);
+            proptest::prop_assert_eq!(&packed.unpack().cells[..], &row[..row.len() / 2]);
+        }
+    }
+
     #[test]
     fn history_row_round_trips_cells_styles_and_flags() {
         let red = CellStyle::pack(Style {

@@ -584,6 +584,11 @@ fn feed_matches_vte_dispatch_for_csi_read_in_ground_and_plain_wide_text() {
         "a\u{200d}中\u{1f469}\u{200d}中x".as_bytes(), // after a ZWJ the character joins
         "ab\x1b[4h中\x1b[4lあ\x1b[1;6H가".as_bytes(), // insert mode, the last column
         "中文字漢\x1b[1;2H中文字\x1b[2;1Hx中\x1b[1;3H가나".as_bytes(), // runs over wide halves, wrapping
+        "中文\u{301}字あ\u{1f600}가나\u{85}中".as_bytes(), // a mark, an emoji, C1 inside a run
+        b"\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xe5\xad\x97\xed\xa0\x80\xe4\xb8\xad", // invalid inside
+        "\u{1f469}\u{200d}中文\x1b[1;3H\u{200d}字".as_bytes(), // a run after ZWJ joins its first
+        "ab\x1b[?69h\x1b[1;4s\x1b[1;1H中文字\x1b[1;6H中文".as_bytes(), // right margin, past it
+        "\x1b(0中文\x1b(B\x1b[?7l中文字漢字\x1b[?7h".as_bytes(), // DEC graphics, no autowrap
     ];
     for input in cases {
         assert_same_as_unbatched(input);
