@@ -332,7 +332,7 @@ fn reusable(capacity: usize, len: usize) -> bool {
 /// coloured word's on and off, so that packing rarely grows it). The allocation given up
 /// is kept in `spare` when larger than the one there: history alternates short rows (blank
 /// lines) and long ones, and one spare spares the allocator a free and a malloc per pair.
-#[inline]
+#[inline(always)]
 fn words_for(words: &mut Vec<u32>, len: usize, spare: &mut Vec<u32>) {
     if !reusable(words.capacity(), len) {
         if reusable(spare.capacity(), len) {
@@ -393,7 +393,9 @@ impl HistoryRow {
         // eight cells at a time are compared with their left neighbours (the first with the
         // style so far) in one OR of differences, which vectorizes, and only a group where one
         // differs is searched cell by cell.
-        for (g, group) in used.chunks(8).enumerate() {
+        let groups = used.chunks_exact(8);
+        let tail = groups.remainder();
+        for (g, group) in groups.chain([tail]).enumerate() {
             let mut left = style;
             let mut diff = 0;
             for c in group {
@@ -417,6 +419,9 @@ impl HistoryRow {
     /// Packs, in place, what a row of default blanks holds once the printable ASCII `text`
     /// (narrower than the row) is written at its start with `pen`, as [`Self::repack`] of that
     /// row would: trailing spaces are default blanks (trimmed) only when `pen` is the default.
+    /// Inlined into the flood loop (`Screen::print_plain_lines_past_the_screen`), where a
+    /// line of `yes` costs little more than this.
+    #[inline]
     pub fn repack_ascii(&mut self, text: &[u8], pen: CellStyle, spare: &mut Vec<u32>) {
         let plain = pen == CellStyle::DEFAULT;
         let n = if plain {
