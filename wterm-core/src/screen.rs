@@ -1250,11 +1250,23 @@ impl Screen {
         let style = self.erase_style();
         let cols = self.size.cols;
         let r = &mut self.buf_mut().rows[usize::from(row)];
-        r.cells[usize::from(from)..usize::from(to)].fill(Cell::blank(style));
-        if style != CellStyle::DEFAULT {
-            r.touch(usize::from(to));
+        let (from, to) = (usize::from(from), usize::from(to));
+        if style == CellStyle::DEFAULT {
+            // Cells from `dirty_end` on are default blanks already: an erase to the end of the
+            // row (EL after each line a full-screen program draws) blanks only the text left
+            // from before, and leaves the row known blank from `from`.
+            let dirty = usize::from(r.dirty_end).min(r.cells.len());
+            if from < dirty {
+                r.cells[from..to.min(dirty)].fill(Cell::blank(style));
+                if to >= dirty {
+                    r.dirty_end = from as u16;
+                }
+            }
+        } else {
+            r.cells[from..to].fill(Cell::blank(style));
+            r.touch(to);
         }
-        if to == cols {
+        if to == usize::from(cols) {
             r.wrapped = false;
         }
     }

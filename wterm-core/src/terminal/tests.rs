@@ -943,3 +943,39 @@ fn at_ground_is_false_inside_a_sequence_or_a_character() {
     t.feed(&han[2..]);
     assert!(t.at_ground());
 }
+
+/// Every row's cells from its `dirty_end` on are default blanks, on both screens: what
+/// `Row::reset` and `Screen::erase_cells` skip on its word.
+fn assert_rows_blank_past_dirty_end(t: &Terminal, input: &[u8]) {
+    for (screen, buf) in [("main", &t.screen.main), ("alt", &t.screen.alt)] {
+        for (i, r) in buf.rows.iter().enumerate() {
+            let end = usize::from(r.dirty_end).min(r.cells.len());
+            assert!(
+                r.cells[end..].iter().all(|c| c.is_default_blank()),
+                "{screen} row {i} past {end} after {input:?}"
+            );
+        }
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn erasing_keeps_rows_blank_past_their_dirty_end(
+        picks in proptest::collection::vec(0usize..20, 0..60),
+    ) {
+        // Erases (EL, ECH, ED) of every kind over text, wide characters, coloured
+        // backgrounds, inserts and deletes, scrolls, on both screens.
+        const PIECES: [&str; 20] = [
+            "abc", "中文", "\x1b[K", "\x1b[1K", "\x1b[2K", "\x1b[3X", "\x1b[J", "\x1b[1J",
+            "\x1b[41m", "\x1b[m", "\x1b[1;3H", "\x1b[2;5H", "\r\n", "\x1b[2@", "\x1b[2P",
+            "\x1b[?1049h", "\x1b[?1049l", "\x1b[S", "\x1b[L", "xxxxxxx",
+        ];
+        let input: String = picks.iter().map(|&i| PIECES[i]).collect();
+        let mut t = term(4, 6);
+        t.feed(input.as_bytes());
+        assert_rows_blank_past_dirty_end(&t, input.as_bytes());
+        let mut reference = term(4, 6);
+        reference.feed_unbatched(input.as_bytes());
+        proptest::prop_assert_eq!(t.snapshot(), reference.snapshot());
+    }
+}
