@@ -189,7 +189,7 @@ echo "full entry (wterm-wasm/full: the core plus search, plain-text links, the f
 # bar and serialize, the key bar and the framework bindings are outside it (reported above).
 # A build over it fails. Raise it only with a measurement of what the new code costs; its
 # history, with those measurements, is in CHANGELOG.md and this file's git log.
-CORE_BUDGET_KB=165
+CORE_BUDGET_KB=166
 echo "core package (wterm-wasm: wasm+js) gzipped: $(kb "$core") KB (budget ≤ $CORE_BUDGET_KB KB)"
 if [ "$core" -gt $((CORE_BUDGET_KB * 1000)) ]; then
   echo "build.sh: the core package is over its budget of $CORE_BUDGET_KB KB gzipped; move what a user may not need to the full entry, or measure the new code's cost, raise the budget here and record the figures in CHANGELOG.md" >&2

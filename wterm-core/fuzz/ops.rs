@@ -332,7 +332,10 @@ pub enum Piece {
     Byte(u8),
     /// Any Unicode scalar value, as UTF-8.
     Char(char),
-    /// `count` numbered lines of text, each ended by CR LF: fills the screen and history fast.
+    /// Below 128, `count` numbered lines of text, each ended by CR LF: fills the screen and
+    /// history fast. From 128 on, a flood of `(count - 128) * 8` short lines (`yes`, `seq`:
+    /// several to a word, of 0 to 12 letters, one in 13 holding a wide character and one in 17
+    /// ended by LF alone), which printing takes a screenful at a time ([`flood_lines`]).
     Lines(u8),
     /// `CSI [?] n h` (set) or `l` (reset); with `query`, DECRQM `CSI [?] n $ p` instead.
     Mode {
@@ -369,6 +372,7 @@ impl Piece {
             Piece::Control(b) => out.push(b % 32),
             Piece::Byte(b) => out.push(*b),
             Piece::Char(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            Piece::Lines(count @ 128..) => flood_lines(usize::from(count - 128) * 8, out),
             Piece::Lines(count) => {
                 for i in 0..*count {
                     out.extend_from_slice(format!("line {i}\r\n").as_bytes());
@@ -400,6 +404,18 @@ impl Piece {
             Piece::CursorStyle(n) => out.extend_from_slice(format!("\x1b[{n} q").as_bytes()),
             Piece::Repeat(n) => out.extend_from_slice(format!("\x1b[{n}b").as_bytes()),
         }
+    }
+}
+
+/// Appends `count` short lines, as [`Piece::Lines`] from 128 describes them.
+pub fn flood_lines(count: usize, out: &mut Vec<u8>) {
+    for i in 0..count {
+        let len = (i * 7) % 13;
+        out.extend((0..len).map(|k| b'a' + ((i + k) % 26) as u8));
+        if i % 13 == 12 {
+            out.extend_from_slice("\u{4e2d}".as_bytes());
+        }
+        out.extend_from_slice(if i % 17 == 16 { b"\n" } else { b"\r\n" });
     }
 }
 

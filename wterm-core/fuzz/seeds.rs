@@ -777,6 +777,20 @@ pub fn seeds() -> Vec<(&'static str, Script)> {
             ),
         ),
         (
+            "short_line_flood",
+            script(
+                Dim::Byte(5),
+                Dim::Byte(9),
+                40,
+                vec![
+                    Op::Feed(vec![P::Lines(140)], 333),
+                    feed(vec![P::Sgr(vec![41]), P::Lines(131), P::Sgr(vec![0])]),
+                    Op::Read(Read::History(200)),
+                    feed(vec![private_mode(1049, true), P::Lines(150)]),
+                ],
+            ),
+        ),
+        (
             "chunking",
             script(
                 small,

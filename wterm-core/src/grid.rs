@@ -327,6 +327,26 @@ fn reusable(capacity: usize, len: usize) -> bool {
     capacity >= len && capacity <= 4 * len + 64
 }
 
+/// Empties `words` for a row of `len` words, keeping its allocation when [`reusable`], else
+/// taking `spare`'s when that is, else a new one (with room for two changes of style more, a
+/// coloured word's on and off, so that packing rarely grows it). The allocation given up
+/// is kept in `spare` when larger than the one there: history alternates short rows (blank
+/// lines) and long ones, and one spare spares the allocator a free and a malloc per pair.
+#[inline(always)]
+fn words_for(words: &mut Vec<u32>, len: usize, spare: &mut Vec<u32>) {
+    if !reusable(words.capacity(), len) {
+        if reusable(spare.capacity(), len) {
+            core::mem::swap(words, spare);
+        } else {
+            let old = core::mem::replace(words, Vec::with_capacity(len + 2 * STYLE_WORDS));
+            if old.capacity() > spare.capacity() {
+                *spare = old;
+            }
+        }
+    }
+    words.clear();
+}
+
 impl HistoryRow {
     /// Packs `row`'s cells up to its last non-default one, reusing `spare`'s allocation (the
     /// row history drops as this one enters) when it fits.
@@ -338,46 +358,59 @@ impl HistoryRow {
     /// equal rows pack equal), reusing `spare`'s allocation when it fits.
     pub fn pack_cells(used: &[Cell], wrapped: bool, spare: Option<HistoryRow>) -> HistoryRow {
         let mut row = spare.unwrap_or(HistoryRow::EMPTY);
-        row.repack_cells(used, wrapped);
+        row.repack_cells(used, wrapped, &mut Vec::new());
         row
     }
 
-    /// Packs `row` into this one in place, reusing its allocation when it fits: what history
-    /// does with the row it drops as a new one enters.
+    /// Packs `row` into this one in place, reusing its allocation (or `spare`'s, see
+    /// [`words_for`]) when it fits: what history does with the row it drops as a new one enters.
     #[inline]
-    pub fn repack(&mut self, row: &Row) {
-        self.repack_cells(&row.cells[..row.used_len()], row.wrapped);
+    pub fn repack(&mut self, row: &Row, spare: &mut Vec<u32>) {
+        self.repack_cells(&row.cells[..row.used_len()], row.wrapped, spare);
     }
 
     #[inline(never)]
-    fn repack_cells(&mut self, used: &[Cell], wrapped: bool) {
+    fn repack_cells(&mut self, used: &[Cell], wrapped: bool, spare: &mut Vec<u32>) {
+        words_for(&mut self.words, used.len(), spare);
         let words = &mut self.words;
-        if !reusable(words.capacity(), used.len()) {
-            *words = Vec::with_capacity(used.len());
-        }
-        words.clear();
         // Plain passes (each compiles to a tight loop) rather than one that does all.
         words.extend(used.iter().map(|c| c.word));
-        // Most rows are default-styled throughout (`DEFAULT` is all zeros): an OR of every
-        // style, which vectorizes, skips the search for changes (not tried when the first
-        // cell is styled, as in coloured output).
-        const _: () =
-            assert!(CellStyle::DEFAULT.fg | CellStyle::DEFAULT.bg | CellStyle::DEFAULT.rest == 0);
-        let plain = used.first().is_none_or(|c| c.style == CellStyle::DEFAULT)
-            && used
-                .iter()
-                .fold(0, |acc, c| acc | c.style.fg | c.style.bg | c.style.rest)
-                == 0;
-        if plain {
+        let mut style = CellStyle::DEFAULT;
+        // Coloured output (a row that starts styled) changes style every few cells: searched
+        // cell by cell.
+        if used.first().is_some_and(|c| c.style != CellStyle::DEFAULT) {
+            for (i, c) in used.iter().enumerate() {
+                if c.style != style {
+                    style = c.style;
+                    words.extend_from_slice(&[i as u32, style.fg, style.bg, style.rest]);
+                }
+            }
             self.cells = used.len() as u16;
             self.wrapped = wrapped;
             return;
         }
-        let mut style = CellStyle::DEFAULT;
-        for (i, c) in used.iter().enumerate() {
-            if c.style != style {
-                style = c.style;
-                words.extend_from_slice(&[i as u32, style.fg, style.bg, style.rest]);
+        // Elsewhere changes are rare along a row (most rows have none, `ls` colours a name):
+        // eight cells at a time are compared with their left neighbours (the first with the
+        // style so far) in one OR of differences, which vectorizes, and only a group where one
+        // differs is searched cell by cell.
+        let groups = used.chunks_exact(8);
+        let tail = groups.remainder();
+        for (g, group) in groups.chain([tail]).enumerate() {
+            let mut left = style;
+            let mut diff = 0;
+            for c in group {
+                diff |=
+                    (c.style.fg ^ left.fg) | (c.style.bg ^ left.bg) | (c.style.rest ^ left.rest);
+                left = c.style;
+            }
+            if diff == 0 {
+                continue;
+            }
+            for (k, c) in group.iter().enumerate() {
+                if c.style != style {
+                    style = c.style;
+                    words.extend_from_slice(&[(g * 8 + k) as u32, style.fg, style.bg, style.rest]);
+                }
             }
         }
         self.cells = used.len() as u16;
@@ -387,7 +420,10 @@ impl HistoryRow {
     /// Packs, in place, what a row of default blanks holds once the printable ASCII `text`
     /// (narrower than the row) is written at its start with `pen`, as [`Self::repack`] of that
     /// row would: trailing spaces are default blanks (trimmed) only when `pen` is the default.
-    pub fn repack_ascii(&mut self, text: &[u8], pen: CellStyle) {
+    /// Inlined into the flood loop (`Screen::print_plain_lines_past_the_screen`), where a
+    /// line of `yes` costs little more than this.
+    #[inline]
+    pub fn repack_ascii(&mut self, text: &[u8], pen: CellStyle, spare: &mut Vec<u32>) {
         let plain = pen == CellStyle::DEFAULT;
         let n = if plain {
             text.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1)
@@ -395,11 +431,8 @@ impl HistoryRow {
             text.len()
         };
         let len = n + if plain || n == 0 { 0 } else { STYLE_WORDS };
+        words_for(&mut self.words, len, spare);
         let words = &mut self.words;
-        if !reusable(words.capacity(), len) {
-            *words = Vec::with_capacity(len);
-        }
-        words.clear();
         words.extend(text[..n].iter().map(|&b| u32::from(b)));
         if len > n {
             words.extend_from_slice(&[0, pen.fg, pen.bg, pen.rest]);
@@ -619,6 +652,26 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn history_rows_pack_any_styles_back(
+            cells in proptest::collection::vec((0u32..4, 0u32..3, proptest::bool::ANY), 0..40),
+            spare_cap in 0usize..200,
+        ) {
+            // Styles from a few values, so runs of equal ones cross the groups of eight.
+            let style = |k: u32| CellStyle { fg: k, bg: k / 2, rest: k % 3 };
+            let row: Vec<Cell> = cells
+                .iter()
+                .map(|&(c, k, first)| Cell::new(0x41 + c, style(if first { 0 } else { k }), 0))
+                .collect();
+            let mut spare = Vec::with_capacity(spare_cap);
+            let mut packed = HistoryRow::pack_cells(&row, true, None);
+            proptest::prop_assert_eq!(&packed.unpack().cells, &row);
+            packed.repack_cells(&row[..row.len() / 2], false, &mut spare);
+            proptest::prop_assert_eq!(&packed.unpack().cells[..], &row[..row.len() / 2]);
+        }
+    }
+
     #[test]
     fn history_row_round_trips_cells_styles_and_flags() {
         let red = CellStyle::pack(Style {
@@ -647,7 +700,7 @@ mod tests {
         let mut kept = HistoryRow::pack(&row, None);
         assert_eq!(kept.unpack().cells, row.cells[..4]);
         let plain = Row::from_cells(vec![Cell::new('b' as u32, CellStyle::DEFAULT, 0); 3], false);
-        kept.repack(&plain);
+        kept.repack(&plain, &mut Vec::new());
         assert_eq!(kept, HistoryRow::pack(&plain, None));
         assert_eq!(kept.unpack().cells, plain.cells);
     }

@@ -161,6 +161,8 @@ pub(crate) struct Screen {
     pub alt_active: bool,
     /// Rows scrolled off the top of the main screen, oldest first.
     pub history: VecDeque<HistoryRow>,
+    /// An allocation history rows trade with ([`HistoryRow::repack`]); holds no row.
+    pub history_spare: Vec<u32>,
     /// Rows that ever left the top of the main screen (kept in history or not): the lifetime
     /// row number of the main screen's top row (`cmdlog.rs`). Kept by RIS.
     pub rows_scrolled: u64,
@@ -212,6 +214,20 @@ pub(crate) struct Screen {
     pub sequence_ended: bool,
 }
 
+/// The scalar value of the three bytes `a b c` when they encode a plain wide character
+/// ([`unicode::is_plain_wide`]). Those lie between U+3041 and U+D7A3, where no three-byte form
+/// is overlong or a surrogate, so continuation bytes are all that validity asks of the rest.
+#[inline]
+fn plain_wide_at(a: u8, b: u8, c: u8) -> Option<u32> {
+    if a & 0xf0 != 0xe0 || b & 0xc0 != 0x80 || c & 0xc0 != 0x80 {
+        return None;
+    }
+    let v = u32::from(a & 0x0f) << 12 | u32::from(b & 0x3f) << 6 | u32::from(c & 0x3f);
+    char::from_u32(v)
+        .filter(|&ch| unicode::is_plain_wide(ch))
+        .map(|_| v)
+}
+
 /// Blanks a wide character whose halves lie on both sides of the boundary before `col`.
 #[inline]
 fn split_wide(cells: &mut [Cell], col: usize) {
@@ -237,6 +253,7 @@ impl Screen {
             }),
             alt_active: false,
             history: VecDeque::new(),
+            history_spare: Vec::new(),
             rows_scrolled: 0,
             history_cap,
             pen: CellStyle::DEFAULT,
@@ -402,6 +419,62 @@ impl Screen {
         self.last_print = Some((row, col));
         self.last_char = Some((content, 2));
         true
+    }
+
+    /// Prints the run of plain wide characters ([`unicode::is_plain_wide`], three bytes of
+    /// UTF-8 each) at the start of `text` while each fits whole before the edge with no wide
+    /// character under it, as [`Self::print_general`] would one at a time: not after a cell
+    /// ending in ZWJ (which the first would join), nor under insert mode or with a wrap pending
+    /// (DEC graphics maps nothing outside ASCII). Returns the bytes taken (0: nothing written);
+    /// the first character that is not so, or does not fit, is left to the caller.
+    #[inline(never)]
+    pub fn print_wide_run(&mut self, text: &[u8]) -> usize {
+        let first = match text {
+            [a, b, c, ..] => plain_wide_at(*a, *b, *c),
+            _ => None,
+        };
+        if first.is_none() || self.last_print_ends_in_zwj() {
+            return 0;
+        }
+        let Some((buf, edge, pen)) = self.fast_write_target() else {
+            return 0;
+        };
+        let row = buf.row;
+        let Some(r) = buf.rows.get_mut(usize::from(row)) else {
+            return 0;
+        };
+        let mut col = usize::from(buf.col);
+        let edge = usize::from(edge);
+        let mut taken = 0;
+        let mut last = 0;
+        while let [a, b, c, ..] = text[taken..] {
+            let Some(content) = plain_wide_at(a, b, c) else {
+                break;
+            };
+            // `col + 2 <= edge < cols`: the cell after the pair exists.
+            if col + 2 > edge {
+                break;
+            }
+            let Some(cells) = r.cells.get_mut(col..col + 3) else {
+                break;
+            };
+            if cells[0].flags() | cells[1].flags() | (cells[2].flags() & WIDE_CONT) != 0 {
+                break;
+            }
+            cells[0] = Cell::new(content, pen, WIDE);
+            cells[1] = Cell::new(b' ' as u32, pen, WIDE_CONT);
+            last = content;
+            col += 2;
+            taken += 3;
+        }
+        if taken == 0 {
+            return 0;
+        }
+        r.touch(col);
+        buf.col = col as u16;
+        self.last_print = Some((row, col as u16 - 2));
+        self.last_char = Some((last, 2));
+        taken
     }
 
     /// Extends the cell at `at` with `c` when `c` continues its grapheme cluster; widens it to
@@ -886,7 +959,9 @@ impl Screen {
     /// Keeps `row`'s text in history (main screen only), dropping the oldest row when full.
     fn push_history(&mut self, row: &Row) {
         self.rows_scrolled += 1;
-        push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
+        push_history_row(&mut self.history, self.history_cap, |h| {
+            h.repack(row, &mut self.history_spare)
+        });
     }
 
     /// SU and scrolling at the bottom margin: the region's rows move up `n`; rows leaving the
@@ -945,7 +1020,9 @@ impl Screen {
         };
         if !alt {
             self.rows_scrolled += 1;
-            push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
+            push_history_row(&mut self.history, self.history_cap, |h| {
+                h.repack(row, &mut self.history_spare)
+            });
         }
         row.reset(cols, style);
         self.last_print = None;
@@ -1030,13 +1107,8 @@ impl Screen {
     fn print_plain_lines_past_the_screen(&mut self, bytes: &[u8], pen: CellStyle) -> usize {
         let cols = usize::from(self.size.cols);
         let keep = usize::from(self.size.rows) - 1;
-        let line_at = |at: usize| {
-            let rest = &bytes[at..];
-            let n = unicode::printable_ascii_len(rest);
-            (n < cols && rest.get(n..n + 2) == Some(b"\r\n")).then_some(n)
-        };
         let (mut lines, mut end) = (0, 0);
-        while let Some(n) = line_at(end) {
+        for n in unicode::PlainLines::new(bytes, cols) {
             lines += 1;
             end += n + 2;
         }
@@ -1047,6 +1119,7 @@ impl Screen {
         let alt = self.alt_active;
         let buf = if alt { &mut self.alt } else { &mut self.main };
         let mut at = 0;
+        let mut plain = unicode::PlainLines::new(bytes, cols);
         if !alt {
             self.rows_scrolled += lines as u64;
             // Rows pushed only to be dropped again by later ones are not packed at all.
@@ -1055,29 +1128,30 @@ impl Screen {
                 if skip > 0 {
                     skip -= 1;
                 } else {
-                    push_history_row(&mut self.history, self.history_cap, |h| h.repack(row));
+                    push_history_row(&mut self.history, self.history_cap, |h| {
+                        h.repack(row, &mut self.history_spare)
+                    });
                 }
             }
-            for _ in 0..gone {
-                let n = line_at(at).unwrap_or(0);
+            for n in plain.by_ref().take(gone) {
                 if skip > 0 {
                     skip -= 1;
                 } else {
                     let text = &bytes[at..at + n];
                     push_history_row(&mut self.history, self.history_cap, |h| {
-                        h.repack_ascii(text, pen)
+                        h.repack_ascii(text, pen, &mut self.history_spare)
                     });
                 }
                 at += n + 2;
             }
         } else {
-            for _ in 0..gone {
-                at += line_at(at).unwrap_or(0) + 2;
+            for n in plain.by_ref().take(gone) {
+                at += n + 2;
             }
         }
         let cols = self.size.cols;
         for row in buf.rows.iter_mut().take(keep) {
-            let n = line_at(at).unwrap_or(0);
+            let n = plain.next().unwrap_or(0);
             row.reset(cols, CellStyle::DEFAULT);
             for (cell, &b) in row.cells.iter_mut().zip(&bytes[at..at + n]) {
                 *cell = Cell::new(u32::from(b), pen, 0);
@@ -1176,11 +1250,23 @@ impl Screen {
         let style = self.erase_style();
         let cols = self.size.cols;
         let r = &mut self.buf_mut().rows[usize::from(row)];
-        r.cells[usize::from(from)..usize::from(to)].fill(Cell::blank(style));
-        if style != CellStyle::DEFAULT {
-            r.touch(usize::from(to));
+        let (from, to) = (usize::from(from), usize::from(to));
+        if style == CellStyle::DEFAULT {
+            // Cells from `dirty_end` on are default blanks already: an erase to the end of the
+            // row (EL after each line a full-screen program draws) blanks only the text left
+            // from before, and leaves the row known blank from `from`.
+            let dirty = usize::from(r.dirty_end).min(r.cells.len());
+            if from < dirty {
+                r.cells[from..to.min(dirty)].fill(Cell::blank(style));
+                if to >= dirty {
+                    r.dirty_end = from as u16;
+                }
+            }
+        } else {
+            r.cells[from..to].fill(Cell::blank(style));
+            r.touch(to);
         }
-        if to == cols {
+        if to == usize::from(cols) {
             r.wrapped = false;
         }
     }

@@ -395,19 +395,35 @@ impl Terminal {
                     i += 1;
                 }
                 _ => {
-                    // Non-ASCII text. After invalid bytes vte may hold part of a character,
-                    // which the next byte resolves inside vte.
+                    // Non-ASCII text: runs of plain wide characters (CJK) written a run at a
+                    // time, other characters one at a time, as vte's ground state dispatches
+                    // valid text (`print` of a non-ASCII character is `print_general`). From
+                    // invalid bytes on, vte takes the rest of the run; it may hold part of a
+                    // character, which the next byte resolves inside vte.
                     let n = rest.iter().position(|&b| b < 0x80).unwrap_or(rest.len());
-                    match core::str::from_utf8(&rest[..n]) {
-                        // As vte's ground state dispatches valid text (`print` of a non-ASCII
-                        // character is `print_general`).
-                        Ok(text) => text.chars().for_each(|c| match c {
-                            '\u{80}'..='\u{9f}' => vte::Perform::execute(&mut self.screen, c as u8),
-                            _ => self.screen.print_general(c),
-                        }),
-                        Err(_) => {
-                            self.parse(&rest[..n]);
+                    let run = &rest[..n];
+                    let mut k = 0;
+                    while k < n {
+                        k += self.screen.print_wide_run(&run[k..]);
+                        let Some(&lead) = run.get(k) else {
+                            break;
+                        };
+                        let len = vt::utf8_len(lead);
+                        let c = run
+                            .get(k..k + len)
+                            .and_then(|s| core::str::from_utf8(s).ok())
+                            .and_then(|s| s.chars().next());
+                        match c {
+                            Some(c @ '\u{80}'..='\u{9f}') => {
+                                vte::Perform::execute(&mut self.screen, c as u8)
+                            }
+                            Some(c) => self.screen.print_general(c),
+                            None => {
+                                self.parse(&run[k..]);
+                                break;
+                            }
                         }
+                        k += len;
                     }
                     i += n;
                 }

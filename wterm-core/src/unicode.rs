@@ -115,9 +115,151 @@ pub(crate) fn printable_ascii_len(bytes: &[u8]) -> usize {
         .unwrap_or(words.remainder().len())
 }
 
+/// The lines at the start of some bytes that are each a run of printable ASCII shorter than
+/// `cols` followed by CR LF, as lengths (without the CR LF), in order; ends at the first line
+/// that is not such. One pass over the bytes, eight at a time: the control bytes of a word are
+/// found together and visited lowest first, so short lines
+/// (`yes`, `seq`) cost a bit scan each rather than a scan of their own.
+pub(crate) struct PlainLines<'a> {
+    bytes: &'a [u8],
+    cols: usize,
+    /// Where the next line starts.
+    start: usize,
+    /// Offset of the word `mask` was taken from.
+    base: usize,
+    /// Top bit set for each byte of the word at `base` not yet visited that is not printable
+    /// ASCII.
+    mask: u64,
+    /// A line that is not plain was found: no more lines.
+    done: bool,
+}
+
+impl<'a> PlainLines<'a> {
+    pub(crate) fn new(bytes: &'a [u8], cols: usize) -> Self {
+        let mut lines = PlainLines {
+            bytes,
+            cols,
+            start: 0,
+            base: 0,
+            mask: 0,
+            done: false,
+        };
+        lines.mask = lines.word_mask(0);
+        lines
+    }
+
+    /// The not-printable mask of the eight bytes at `at` (past the end counts as not printable,
+    /// so a line cut by the end is never taken).
+    #[inline]
+    fn word_mask(&self, at: usize) -> u64 {
+        const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+        const TOPS: u64 = u64::from_ne_bytes([0x80; 8]);
+        let x = match self.bytes.get(at..at + 8) {
+            Some(w) => u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]),
+            None => {
+                let mut w = [0u8; 8];
+                let tail = self.bytes.get(at..).unwrap_or(&[]);
+                w[..tail.len()].copy_from_slice(tail);
+                u64::from_le_bytes(w)
+            }
+        };
+        // Exact for every byte (not only the first, as in `printable_ascii_len`): the sums stay
+        // within each byte, so nothing carries into the next. A byte's low seven bits plus 0x60
+        // reach the top bit from 0x20 on, plus 1 only at 0x7F.
+        let low = x & (ONES * 0x7f);
+        let at_least_space = low + ONES * 0x60;
+        let del = low + ONES;
+        (!(at_least_space | x) | del | x) & TOPS
+    }
+}
+
+impl Iterator for PlainLines<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.done {
+            return None;
+        }
+        loop {
+            while self.mask == 0 {
+                self.base += 8;
+                // A line as long as the screen is not plain: stop looking.
+                if self.base >= self.bytes.len() || self.base.saturating_sub(self.start) > self.cols
+                {
+                    self.done = true;
+                    return None;
+                }
+                self.mask = self.word_mask(self.base);
+            }
+            let at = self.base + (self.mask.trailing_zeros() / 8) as usize;
+            self.mask &= self.mask - 1;
+            // The LF of the line just taken.
+            if at < self.start {
+                continue;
+            }
+            let n = at - self.start;
+            if n >= self.cols || self.bytes.get(at..at + 2) != Some(b"\r\n") {
+                self.done = true;
+                return None;
+            }
+            self.start = at + 2;
+            return Some(n);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`PlainLines`] as the plain definition: each line a printable ASCII run shorter than
+    /// `cols` that CR LF ends.
+    fn plain_lines_one_by_one(bytes: &[u8], cols: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        loop {
+            let rest = &bytes[at..];
+            let n = printable_ascii_len(rest);
+            if n >= cols || rest.get(n..n + 2) != Some(b"\r\n") {
+                return out;
+            }
+            out.push(n);
+            at += n + 2;
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn plain_lines_mark_each_byte_that_is_not_printable(word: [u8; 8], pair: (u8, u8)) {
+            // Each byte exactly, whatever its neighbours; every pair of values side by side.
+            for w in [word, [pair.0, pair.1, pair.0, pair.1, 0x20, 0x7e, 0x7f, 0x1f]] {
+                let mask = PlainLines::new(&w, 80).word_mask(0);
+                for (k, b) in w.iter().enumerate() {
+                    let marked = mask >> (8 * k + 7) & 1 == 1;
+                    proptest::prop_assert_eq!(marked, !(0x20..=0x7e).contains(b), "{:?} {}", w, k);
+                }
+            }
+        }
+
+        #[test]
+        fn plain_lines_match_the_line_by_line_scan(
+            picks in proptest::collection::vec(0usize..16, 0..200),
+            cols in 1usize..40,
+        ) {
+            // Mostly short lines (several to a word), some long, some broken.
+            const PIECES: [&[u8]; 16] = [
+                b"y", b"ab", b"\r\n", b"\r\n", b"\r\n", b"hello world", b" ", b"~",
+                b"\r", b"\n", b"\x1b[m", "\u{4e2d}".as_bytes(), b"\x7f", b"\t", b"0123456789",
+                b"\x00",
+            ];
+            let bytes: Vec<u8> = picks.iter().flat_map(|&i| PIECES[i].iter().copied()).collect();
+            for start in 0..bytes.len().min(9) {
+                let got: Vec<usize> = PlainLines::new(&bytes[start..], cols).collect();
+                proptest::prop_assert_eq!(got, plain_lines_one_by_one(&bytes[start..], cols));
+            }
+        }
+    }
 
     #[test]
     fn plain_wide_characters_are_wide_and_join_nothing() {

@@ -584,6 +584,11 @@ fn feed_matches_vte_dispatch_for_csi_read_in_ground_and_plain_wide_text() {
         "a\u{200d}中\u{1f469}\u{200d}中x".as_bytes(), // after a ZWJ the character joins
         "ab\x1b[4h中\x1b[4lあ\x1b[1;6H가".as_bytes(), // insert mode, the last column
         "中文字漢\x1b[1;2H中文字\x1b[2;1Hx中\x1b[1;3H가나".as_bytes(), // runs over wide halves, wrapping
+        "中文\u{301}字あ\u{1f600}가나\u{85}中".as_bytes(), // a mark, an emoji, C1 inside a run
+        b"\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xe5\xad\x97\xed\xa0\x80\xe4\xb8\xad", // invalid inside
+        "\u{1f469}\u{200d}中文\x1b[1;3H\u{200d}字".as_bytes(), // a run after ZWJ joins its first
+        "ab\x1b[?69h\x1b[1;4s\x1b[1;1H中文字\x1b[1;6H中文".as_bytes(), // right margin, past it
+        "\x1b(0中文\x1b(B\x1b[?7l中文字漢字\x1b[?7h".as_bytes(), // DEC graphics, no autowrap
     ];
     for input in cases {
         assert_same_as_unbatched(input);
@@ -961,4 +966,40 @@ fn line_cells_number_history_then_screen() {
     assert!(!wrapped);
     assert_eq!(cells[1].0, "f");
     assert!(t.line_cells(4).is_none());
+}
+
+/// Every row's cells from its `dirty_end` on are default blanks, on both screens: what
+/// `Row::reset` and `Screen::erase_cells` skip on its word.
+fn assert_rows_blank_past_dirty_end(t: &Terminal, input: &[u8]) {
+    for (screen, buf) in [("main", &t.screen.main), ("alt", &t.screen.alt)] {
+        for (i, r) in buf.rows.iter().enumerate() {
+            let end = usize::from(r.dirty_end).min(r.cells.len());
+            assert!(
+                r.cells[end..].iter().all(|c| c.is_default_blank()),
+                "{screen} row {i} past {end} after {input:?}"
+            );
+        }
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn erasing_keeps_rows_blank_past_their_dirty_end(
+        picks in proptest::collection::vec(0usize..20, 0..60),
+    ) {
+        // Erases (EL, ECH, ED) of every kind over text, wide characters, coloured
+        // backgrounds, inserts and deletes, scrolls, on both screens.
+        const PIECES: [&str; 20] = [
+            "abc", "中文", "\x1b[K", "\x1b[1K", "\x1b[2K", "\x1b[3X", "\x1b[J", "\x1b[1J",
+            "\x1b[41m", "\x1b[m", "\x1b[1;3H", "\x1b[2;5H", "\r\n", "\x1b[2@", "\x1b[2P",
+            "\x1b[?1049h", "\x1b[?1049l", "\x1b[S", "\x1b[L", "xxxxxxx",
+        ];
+        let input: String = picks.iter().map(|&i| PIECES[i]).collect();
+        let mut t = term(4, 6);
+        t.feed(input.as_bytes());
+        assert_rows_blank_past_dirty_end(&t, input.as_bytes());
+        let mut reference = term(4, 6);
+        reference.feed_unbatched(input.as_bytes());
+        proptest::prop_assert_eq!(t.snapshot(), reference.snapshot());
+    }
 }
