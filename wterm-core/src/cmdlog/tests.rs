@@ -473,7 +473,7 @@ fn a_malformed_note_is_ignored_and_names_are_cleaned() {
     ] {
         feed(&mut t, bad);
     }
-    feed(&mut t, &format!("{C}"));
+    feed(&mut t, C);
     assert_eq!(
         t.running_command().unwrap().submitted_by,
         None,
