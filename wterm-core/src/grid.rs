@@ -237,6 +237,16 @@ pub(crate) struct Row {
 }
 
 impl Row {
+    /// The cell at `col`, or a default blank past the row's cells (a row narrower than the
+    /// screen after a resize reads as blank there).
+    #[inline]
+    pub(crate) fn cell_or_blank(&self, col: usize) -> Cell {
+        self.cells
+            .get(col)
+            .copied()
+            .unwrap_or(Cell::blank(CellStyle::DEFAULT))
+    }
+
     pub fn new(cols: u16, style: CellStyle) -> Row {
         let mut r = Row {
             cells: Vec::new(),

@@ -812,11 +812,7 @@ impl Terminal {
         let cols = usize::from(self.size().cols);
         let mut cells = Vec::with_capacity(cols);
         for col in 0..cols {
-            let cell = r
-                .cells
-                .get(col)
-                .copied()
-                .unwrap_or(crate::grid::Cell::blank(CellStyle::DEFAULT));
+            let cell = r.cell_or_blank(col);
             let width = if cell.flags() & WIDE_CONT != 0 {
                 0
             } else if cell.flags() & WIDE != 0 && col + 1 < cols {
@@ -845,11 +841,7 @@ impl Terminal {
         let mut cur: Option<StyledRun> = None;
         let mut cur_style = CellStyle::DEFAULT;
         for col in 0..cols {
-            let cell = r
-                .cells
-                .get(col)
-                .copied()
-                .unwrap_or(crate::grid::Cell::blank(CellStyle::DEFAULT));
+            let cell = r.cell_or_blank(col);
             if cell.flags() & WIDE_CONT != 0 {
                 if let Some(run) = cur.as_mut() {
                     run.cols += 1;

@@ -497,12 +497,19 @@ impl AuditLog {
     /// cut as every summary), or, for the person, only that they submitted a line (op
     /// `person_submit`, no args: a person's keys never reach a record or any file). Other
     /// input of the person records nothing.
-    pub fn page_input(&self, window: u64, author: &Author, bytes: &[u8], secrets: &Redactor) {
+    /// `secrets` is asked only for an agent's input (a person's keys pass here one by one).
+    pub fn page_input(
+        &self,
+        window: u64,
+        author: &Author,
+        bytes: &[u8],
+        secrets: impl FnOnce() -> Redactor,
+    ) {
         let (op, args) = if author.is_agent() {
             let mut f = Fields::new();
             f.insert("tool".into(), Value::from(author.name.as_str()));
             f.insert("data".into(), Value::from(String::from_utf8_lossy(bytes)));
-            ("page_agent_input", Some(summarize(&f, secrets)))
+            ("page_agent_input", Some(summarize(&f, &secrets())))
         } else if turns::submits(bytes) {
             ("person_submit", None)
         } else {

@@ -518,7 +518,7 @@ where
                 }
                 broker
                     .audit
-                    .page_input(session.id(), &author, &bytes, &broker.secrets());
+                    .page_input(session.id(), &author, &bytes, || broker.secrets());
                 // Fails only once the session's writer is gone (the process exited).
                 let _ = session.write_from(bytes, from, &author).await;
             }
